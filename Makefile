@@ -1,0 +1,15 @@
+# The two commands of the README's quick start. Each does its own set-up first.
+.PHONY: demo test setup bench
+
+setup:
+	./scripts/setup.sh
+
+demo: setup
+	node bin/seed.js demo
+
+test: setup
+	npm test
+
+bench:
+	SEED_SETUP_TORCH=1 ./scripts/setup.sh
+	npm run bench
