@@ -22,6 +22,12 @@ export type Turn = {
   sampledTokens: number[];
   /** log pi_sample of each sampled token, of the distribution actually sampled (temperature, top-p, mask). */
   sampledLogprobs: number[];
+  /**
+   * The user-message text of this turn before the chat template (window mode: the whole prompt;
+   * full mode: the text appended this turn). The skill function H is applied to this text and the
+   * result re-templated to build the teacher context; the sampled ids are never re-encoded.
+   */
+  promptText: string;
   /** The observation text the agent saw before acting (what the history window stores). */
   observation: string;
   /** The model's full response text, decoded from `sampledTokens`. */
