@@ -1,0 +1,44 @@
+/**
+ * Tasks that are generator seeds (Sokoban levels, EZPoints hands). The seed ranges are the
+ * upstream ones (ENVIRONMENTS.md §5.2, §6.3): training seeds in [0, 2^16), validation seeds in
+ * [2^16, 2^32), so a validation level is never a training level.
+ */
+import { UsageError } from "../core/errors.ts";
+import { Rng, deriveSeed } from "../core/rng.ts";
+import type { TaskSpec } from "./env.ts";
+
+/** The seed range of each split, [lo, hi). */
+export const SEED_SPLIT_RANGES = {
+  train: [0, 2 ** 16],
+  validation: [2 ** 16, 2 ** 32],
+} as const satisfies Record<string, readonly [number, number]>;
+
+/** A split of seed-generated tasks. */
+export type SeedSplit = keyof typeof SEED_SPLIT_RANGES;
+
+/** Payload of a seed task. */
+export type SeedPayload = { readonly seed: number };
+
+/**
+ * `count` distinct generator seeds of a split, drawn from `seed`; task ids are `<env>/<split>/<seed>`.
+ * @example seedTasks("sokoban", "validation", 128) // the 128 validation levels
+ */
+export function seedTasks(env: string, split: string, count: number, seed = 0): TaskSpec[] {
+  if (!(split in SEED_SPLIT_RANGES)) {
+    throw new UsageError(`${env} has no split '${split}' (one of ${Object.keys(SEED_SPLIT_RANGES).join(", ")})`);
+  }
+  const [lo, hi] = SEED_SPLIT_RANGES[split as SeedSplit];
+  if (!Number.isInteger(count) || count < 0 || count > hi - lo) throw new UsageError(`cannot draw ${count} ${split} tasks for ${env}`);
+  const rng = Rng.from(deriveSeed(seed, "seed-tasks", env, split));
+  const seen = new Set<number>();
+  const tasks: TaskSpec[] = [];
+  while (tasks.length < count) {
+    // Two draws make a uniform 32-bit offset; the range is at most 2^32 wide.
+    const offset = (rng.nextU32() * 2 ** 32 + rng.nextU32()) % (hi - lo);
+    const s = lo + offset;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    tasks.push({ id: `${env}/${split}/${s}`, split, payload: { seed: s } satisfies SeedPayload });
+  }
+  return tasks;
+}
