@@ -40,6 +40,11 @@ export type Turn = {
   reward: number;
   /** Whether an action mask restricted sampling on this turn (then scoring must apply it too). */
   masked: boolean;
+  /**
+   * When `masked`: the ids the mask allowed at each sampled position (null = unrestricted), the
+   * same layout as `sampledTokens`, for `ScoreRequest.allowed`.
+   */
+  allowedTokens?: (readonly number[] | null)[];
 };
 
 /** Why an episode ended. */
