@@ -1,0 +1,101 @@
+// LM head + log-softmax + gather (see lm_head.h). The head weight is prepared (bf16 conversion)
+// once per call; each chunk of rows runs one logits GEMM, then the row-wise softmax work on up to
+// max_threads() threads, and in the backward two more GEMMs (dh = dlogits·W, dW += dlogitsᵀ·h).
+#include "lm_head.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common.h"
+#include "matmul.h"
+
+namespace seed {
+namespace {
+
+// Budget of one chunk of logits; a chunk never exceeds kMaxChunkRows rows.
+constexpr int64_t kChunkBytes = int64_t(32) << 20;
+constexpr int64_t kMaxChunkRows = 2048;
+
+thread_local std::vector<float> t_logits, t_wf, t_hf, t_gf;
+thread_local std::vector<uint16_t> t_w16, t_h16, t_g16;
+
+int64_t chunk_rows(int64_t rows, int64_t V) {
+  return std::max<int64_t>(1, std::min({rows, kMaxChunkRows, kChunkBytes / (V * int64_t(sizeof(float)))}));
+}
+
+inline bool is_restricted(const uint8_t* restricted, int64_t r) { return restricted != nullptr && restricted[r] != 0; }
+
+int row_threads(int64_t n, int64_t V) { return n * V >= (int64_t(1) << 17) ? max_threads() : 1; }
+
+}  // namespace
+
+void lm_head_forward(float* logp, float* lse, const float* h, const float* w, const int32_t* targets,
+                     int64_t rows, int64_t D, int64_t V, const uint8_t* restricted, const int32_t* offsets,
+                     const int32_t* ids, bool bf16) {
+  const int64_t R = chunk_rows(rows, V);
+  float* logits = scratch(t_logits, size_t(R * V));
+  const void* pw = prepare_operand(w, size_t(V * D), bf16, t_w16, t_wf);
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    const int64_t n = std::min(R, rows - r0);
+    const void* ph = prepare_operand(h + r0 * D, size_t(n * D), bf16, t_h16, t_hf);
+    matmul_raw(logits, ph, pw, n, V, D, false, true, false, native_bf16(bf16));
+#pragma omp parallel for num_threads(row_threads(n, V)) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t r = r0 + i;
+      const float* row = logits + i * V;
+      float mx = -INFINITY, z = 0.f;
+      if (is_restricted(restricted, r)) {
+        for (int32_t a = offsets[r]; a < offsets[r + 1]; a++) mx = std::max(mx, row[ids[a]]);
+        for (int32_t a = offsets[r]; a < offsets[r + 1]; a++) z += fast_exp(row[ids[a]] - mx);
+      } else {
+        for (int64_t j = 0; j < V; j++) mx = std::max(mx, row[j]);
+        for (int64_t j = 0; j < V; j++) z += fast_exp(row[j] - mx);
+      }
+      lse[r] = mx + std::log(z);
+      logp[r] = row[targets[r]] - lse[r];
+    }
+  }
+}
+
+void lm_head_backward(float* dh, float* dw, const float* h, const float* w, const int32_t* targets,
+                      const float* weights, const float* lse, int64_t rows, int64_t D, int64_t V,
+                      const uint8_t* restricted, const int32_t* offsets, const int32_t* ids, bool bf16) {
+  const int64_t R = chunk_rows(rows, V);
+  float* g = scratch(t_logits, size_t(R * V));
+  const void* pw = prepare_operand(w, size_t(V * D), bf16, t_w16, t_wf);
+  const bool nb = native_bf16(bf16);
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    const int64_t n = std::min(R, rows - r0);
+    const void* ph = prepare_operand(h + r0 * D, size_t(n * D), bf16, t_h16, t_hf);
+    matmul_raw(g, ph, pw, n, V, D, false, true, false, nb);
+    // logits -> d(Σ w·logp)/d logits = w · (onehot(target) − softmax), in place.
+#pragma omp parallel for num_threads(row_threads(n, V)) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t r = r0 + i;
+      float* row = g + i * V;
+      const float wr = weights[r], l = lse[r];
+      if (wr == 0.f) {
+        std::fill(row, row + V, 0.f);
+      } else if (is_restricted(restricted, r)) {
+        // Only the allowed ids carry gradient: gather their probabilities, clear, scatter back.
+        const int32_t a0 = offsets[r], a1 = offsets[r + 1];
+        std::vector<float> p(size_t(a1 - a0));
+        for (int32_t a = a0; a < a1; a++) p[size_t(a - a0)] = fast_exp(row[ids[a]] - l);
+        std::fill(row, row + V, 0.f);
+        for (int32_t a = a0; a < a1; a++) row[ids[a]] = -wr * p[size_t(a - a0)];
+        row[targets[r]] += wr;
+      } else {
+        for (int64_t j = 0; j < V; j++) row[j] = -wr * fast_exp(row[j] - l);
+        row[targets[r]] += wr;
+      }
+    }
+    const void* pg = prepare_operand(g, size_t(n * V), bf16, t_g16, t_gf);
+    matmul_raw(dh + r0 * D, pg, pw, n, D, V, false, false, false, nb);
+    matmul_raw(dw, pg, ph, V, D, n, true, false, true, nb);
+  }
+}
+
+}  // namespace seed

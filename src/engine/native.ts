@@ -1,0 +1,111 @@
+/**
+ * Loader and adapter of the native addon (`native/`, built by `npm run build:native`): finds the
+ * compiled module, sets the OpenMP wait policy before it loads (passive: idle threads sleep
+ * instead of spinning, which on a 2-core machine shared with Node would steal the main thread's
+ * core), and exposes its functions as `Kernels`. Never throws on a missing or broken addon: the
+ * failure comes back as a value with a reason a user can act on.
+ */
+import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { availableParallelism } from "node:os";
+import { SeedError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { AdamWHyper, AllowedSets, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
+
+/** What the addon reports about itself. */
+export type NativeInfo = {
+  readonly onednn: string;
+  readonly threads: number;
+  /** A bf16 matmul primitive exists (else bf16 is emulated through f32). */
+  readonly bf16Supported: boolean;
+  /** bf16 runs on a dedicated fast kernel (AMX or AVX-512 BF16), not a reference loop. */
+  readonly bf16Fast: boolean;
+  readonly bf16Impl: string | null;
+  readonly f32Impl: string | null;
+};
+
+type F = Float32Array;
+type Addon = {
+  info(): { onednn: string; threads: number; bf16Supported: boolean; bf16Impl: string; f32Impl: string; isa: number };
+  setThreads(n: number): void;
+  matmul(c: F, a: F, b: F, m: number, n: number, k: number, ta: boolean, tb: boolean, acc: boolean, bf16: boolean): void;
+  rmsnormForward(out: F, inv: F, x: F, w: F, rows: number, cols: number, eps: number): void;
+  rmsnormBackward(dx: F, dw: F, dout: F, x: F, w: F, inv: F, rows: number, cols: number): void;
+  rope(x: F, pos: Int32Array, rows: number, heads: number, hd: number, theta: number, inverse: boolean): void;
+  swigluForward(h: F, g: F, u: F, n: number): void;
+  swigluBackward(dg: F, du: F, dh: F, g: F, u: F, n: number): void;
+  attentionForward(out: F, lse: F | null, q: F, k: F, v: F, seqs: Int32Array, h: number, hkv: number, hd: number): void;
+  attentionBackward(dq: F, dk: F, dv: F, dout: F, q: F, k: F, v: F, out: F, lse: F, seqs: Int32Array, h: number, hkv: number, hd: number): void;
+  lmHeadForward(logp: F, lse: F, h: F, w: F, t: Int32Array, rows: number, d: number, v: number,
+                restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
+  lmHeadBackward(dh: F, dw: F, h: F, w: F, t: Int32Array, weights: F, lse: F, rows: number, d: number, v: number,
+                 restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
+  adamw(p: F, g: F, m: F, v: F, lr: number, b1: number, b2: number, eps: number, wd: number, step: number, gradScale: number): void;
+  sumSquares(x: F): number;
+};
+
+/** Path of the compiled addon. */
+export const NATIVE_PATH = fileURLToPath(new URL("../../native/build/Release/seed_native.node", import.meta.url));
+
+let loaded: Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> | undefined;
+
+/**
+ * The native kernels, or why they cannot be used. Loaded once per process. `threads` caps the
+ * OpenMP threads of large GEMMs and large elementwise kernels (small ones always use one).
+ * @default threads = min(2, available cores), or SEED_THREADS when set
+ */
+export function loadNative(threads?: number): Result<{ kernels: Kernels; info: NativeInfo }, SeedError> {
+  if (loaded === undefined) loaded = load();
+  if (loaded.ok && threads !== undefined) loaded.value.addon.setThreads(threads);
+  return loaded;
+}
+
+function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> {
+  if (!existsSync(NATIVE_PATH)) {
+    return err(new SeedError(`the native addon is not built (${NATIVE_PATH} missing; run 'npm run build:native', which needs libdnnl-dev and g++)`));
+  }
+  // Read by libgomp when the addon pulls it in: idle OpenMP threads sleep instead of spinning.
+  process.env["OMP_WAIT_POLICY"] ??= "passive";
+  let addon: Addon;
+  try {
+    addon = createRequire(import.meta.url)(NATIVE_PATH) as Addon;
+  } catch (e) {
+    return err(new SeedError(`the native addon failed to load: ${(e as Error).message.split("\n")[0]}`));
+  }
+  const envThreads = Number(process.env["SEED_THREADS"]);
+  const cores = availableParallelism();
+  addon.setThreads(Number.isInteger(envThreads) && envThreads > 0 ? envThreads : Math.min(2, cores));
+  const raw = addon.info();
+  // oneDNN names its reference loops "ref:..."; only a jit/brgemm kernel makes bf16 worth it.
+  const bf16Fast = raw.bf16Supported && raw.bf16Impl !== "" && !raw.bf16Impl.startsWith("ref");
+  const info: NativeInfo = {
+    onednn: raw.onednn, threads: raw.threads, bf16Supported: raw.bf16Supported, bf16Fast,
+    bf16Impl: raw.bf16Impl || null, f32Impl: raw.f32Impl || null,
+  };
+  return ok({ kernels: adapt(addon), info, addon });
+}
+
+function allowedArgs(a: AllowedSets | null): [Uint8Array | null, Int32Array | null, Int32Array | null] {
+  return a === null ? [null, null, null] : [a.restricted, a.offsets, a.ids];
+}
+
+function adapt(n: Addon): Kernels {
+  const bf = (d: MatmulDtype) => d === "bf16";
+  return {
+    matmul: (c, a, b, m, nn, k, ta, tb, acc, dt) => n.matmul(c, a, b, m, nn, k, ta, tb, acc, bf(dt)),
+    rmsnormForward: (out, inv, x, w, rows, cols, eps) => n.rmsnormForward(out, inv, x, w, rows, cols, eps),
+    rmsnormBackward: (dx, dw, dout, x, w, inv, rows, cols) => n.rmsnormBackward(dx, dw, dout, x, w, inv, rows, cols),
+    rope: (x, pos, rows, heads, hd, theta, inverse) => n.rope(x, pos, rows, heads, hd, theta, inverse),
+    swigluForward: (h, g, u, len) => n.swigluForward(h, g, u, len),
+    swigluBackward: (dg, du, dh, g, u, len) => n.swigluBackward(dg, du, dh, g, u, len),
+    attentionForward: (out, lse, q, k, v, seqs: SeqTable, h, hkv, hd) => n.attentionForward(out, lse, q, k, v, seqs, h, hkv, hd),
+    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seqs, h, hkv, hd) =>
+      n.attentionBackward(dq, dk, dv, dout, q, k, v, out, lse, seqs, h, hkv, hd),
+    lmHeadForward: (logp, lse, h, w, t, rows, d, v, allowed, dt) => n.lmHeadForward(logp, lse, h, w, t, rows, d, v, ...allowedArgs(allowed), bf(dt)),
+    lmHeadBackward: (dh, dw, h, w, t, weights, lse, rows, d, v, allowed, dt) =>
+      n.lmHeadBackward(dh, dw, h, w, t, weights, lse, rows, d, v, ...allowedArgs(allowed), bf(dt)),
+    adamw: (p, g, m, v, hp: AdamWHyper) => n.adamw(p, g, m, v, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, hp.step, hp.gradScale),
+    sumSquares: (x) => n.sumSquares(x),
+  };
+}
