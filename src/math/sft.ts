@@ -1,0 +1,36 @@
+/**
+ * Negative log-likelihood on sampled (or target) tokens: Stage-0 behaviour cloning and Stage-1
+ * hindsight-skill SFT (L_sft = −Σ log π(s_l | x, s_<l)). The same per-token-weight seam as every
+ * RL term: with token-mean the weight is −m_t/Σm.
+ */
+import { aggregationWeights, defaultAggregation, weightedSum, type AggregationSpec } from "./aggregate.ts";
+import { segmentMask, validateBatch, type StepBatch, type TokenArray, type TokenLoss } from "./batch.ts";
+
+/** Inputs of `nllLoss`. */
+export type NllInput = {
+  readonly batch: StepBatch;
+  /** `[N]` ℓ_θ of the target tokens; `lossMask` 1 on the tokens to learn (the skill, the expert action). */
+  readonly policyLogprobs: TokenArray;
+  /** @default token-mean */
+  readonly aggregation?: AggregationSpec;
+};
+
+/**
+ * L = −Agg(ℓ_θ). Metrics: `sft/nll` (the value), `sft/tokens` (trained tokens).
+ * @example nllLoss({ batch: batchFromLengths([2]), policyLogprobs: [-1, -3] }) // value 2, dLogprobs [-0.5, -0.5]
+ */
+export function nllLoss(input: NllInput): TokenLoss {
+  const { batch, policyLogprobs } = input;
+  validateBatch(batch, { policyLogprobs });
+  const mask = segmentMask(batch);
+  const w = aggregationWeights(batch.segments, mask, input.aggregation ?? defaultAggregation);
+  const dLogprobs = new Float64Array(mask.length);
+  let tokens = 0;
+  for (let t = 0; t < mask.length; t++) {
+    if (mask[t] === 0) continue;
+    dLogprobs[t] = -w[t]!;
+    tokens++;
+  }
+  const value = -weightedSum(policyLogprobs, w);
+  return { value, dLogprobs, metrics: { "sft/nll": value, "sft/tokens": tokens } };
+}
