@@ -1,0 +1,138 @@
+/**
+ * The Sokoban environment (gym-sokoban dynamics and rewards, verl-agent text mode; ENVIRONMENTS.md
+ * §5): 6x6 rooms with one box by default, actions `up`/`down`/`left`/`right` (push actions: walk,
+ * or push a box into a free cell), `still` and any unknown string are action 0: grid unchanged,
+ * −0.1, and not counted toward the 15-step limit. Rewards: −0.1 per step, +1 when a box lands on
+ * a target, −1 when one leaves, +10 when all are on targets. The observation is the text grid.
+ */
+import { DataError, EnvStateError } from "../../core/errors.ts";
+import type { Env, Observation, StepResult, TaskSpec } from "../env.ts";
+import { generateLevel, MOVES, type SokobanGenOptions } from "./generate.ts";
+import { CELL, parseGrid, renderGrid, validateLevel, type SokobanLevel } from "./level.ts";
+
+/** Action names by gym action number (0 is the no-op). */
+export const SOKOBAN_ACTION_NAMES = ["still", "up", "down", "left", "right"] as const;
+
+/** The actions the environment offers. */
+export const SOKOBAN_ADMISSIBLE: readonly string[] = ["up", "down", "left", "right"];
+
+/** The task line every level shares. */
+export const SOKOBAN_TASK = "push every box onto a target.";
+
+/** Task payload: a generator seed, an explicit level, or a grid in text form. */
+export type SokobanPayload = { readonly seed: number } | { readonly level: SokobanLevel } | { readonly grid: string };
+
+/** Options of `SokobanEnv`. */
+export type SokobanOptions = SokobanGenOptions & {
+  /** Counted steps before truncation. @default 15 (verl-agent) */
+  readonly maxSteps?: number;
+};
+
+/** The level of a task under the given generation options. */
+export function levelOf(task: TaskSpec, gen: SokobanGenOptions = {}): SokobanLevel {
+  const p = task.payload as Partial<{ seed: unknown; level: unknown; grid: unknown }> | null;
+  let level: SokobanLevel;
+  if (p !== null && typeof p === "object" && typeof p.seed === "number" && Number.isInteger(p.seed)) level = generateLevel(p.seed, gen);
+  else if (p !== null && typeof p === "object" && typeof p.grid === "string") level = parseGrid(p.grid);
+  else if (p !== null && typeof p === "object" && typeof p.level === "object" && p.level !== null) level = p.level as SokobanLevel;
+  else throw new DataError(`sokoban task '${task.id}' needs a payload { seed }, { level } or { grid }`);
+  validateLevel(level);
+  return level;
+}
+
+/**
+ * Sokoban, one level at a time.
+ * @example
+ * const env = new SokobanEnv();
+ * const obs = env.reset(sokobanTasks("validation", 1)[0]!, 0);
+ * env.step("left");
+ */
+export class SokobanEnv implements Env {
+  readonly id = "sokoban";
+  readonly maxSteps: number;
+  /** −0.1 − 1 (a box pushed off a target) to −0.1 + 1 + 10 (the solving push). */
+  readonly rewardRange = [-1.1, 10.9] as const;
+  private readonly gen: SokobanGenOptions;
+  private rows = 0;
+  private cols = 0;
+  private fixed: number[] = [];
+  private state: number[] = [];
+  private player = -1;
+  private numBoxes = 0;
+  private boxesOnTarget = 0;
+  private steps = 0;
+  private done = true;
+  private started = false;
+
+  constructor(options: SokobanOptions = {}) {
+    const { maxSteps, ...gen } = options;
+    this.maxSteps = maxSteps ?? 15;
+    this.gen = gen;
+  }
+
+  reset(task: TaskSpec, _seed: number): Observation {
+    // The level is the task (a group shares it); play has no randomness.
+    const level = levelOf(task, this.gen);
+    this.rows = level.rows;
+    this.cols = level.cols;
+    this.fixed = [...level.fixed];
+    this.state = [...level.state];
+    this.player = this.state.indexOf(CELL.player);
+    this.numBoxes = this.state.filter((v) => v === CELL.box || v === CELL.boxOnTarget).length;
+    this.boxesOnTarget = this.countBoxesOnTarget();
+    this.steps = 0;
+    this.done = false;
+    this.started = true;
+    return this.observe();
+  }
+
+  step(action: string): StepResult {
+    if (!this.started) throw new EnvStateError("sokoban: step before reset");
+    if (this.done) throw new EnvStateError("sokoban: step after the episode ended; call reset");
+    const index = (SOKOBAN_ACTION_NAMES as readonly string[]).indexOf(action.trim().toLowerCase());
+    let reward = -0.1;
+    if (index > 0) {
+      this.steps++;
+      this.push(index);
+      const onTarget = this.countBoxesOnTarget();
+      if (onTarget > this.boxesOnTarget) reward += 1;
+      else if (onTarget < this.boxesOnTarget) reward -= 1;
+      this.boxesOnTarget = onTarget;
+    }
+    const won = this.boxesOnTarget === this.numBoxes;
+    if (won) reward += 10;
+    this.done = won || this.steps >= this.maxSteps;
+    return { observation: this.observe(), reward, done: this.done, won, score: won ? 1 : 0, actionRecognized: index >= 0 };
+  }
+
+  /** gym-sokoban `_push`: push a box if one is ahead and the cell behind it is free, else walk. */
+  private push(action: number): void {
+    const [dr, dc] = MOVES[action - 1]!;
+    const r = Math.floor(this.player / this.cols), c = this.player % this.cols;
+    const inside = (rr: number, cc: number) => rr >= 0 && cc >= 0 && rr < this.rows && cc < this.cols;
+    if (!inside(r + dr, c + dc)) return;
+    const next = (r + dr) * this.cols + (c + dc);
+    const s = this.state;
+    if (s[next] === CELL.box || s[next] === CELL.boxOnTarget) {
+      if (!inside(r + 2 * dr, c + 2 * dc)) return;
+      const beyond = (r + 2 * dr) * this.cols + (c + 2 * dc);
+      if (s[beyond] !== CELL.floor && s[beyond] !== CELL.target) return;
+      s[beyond] = this.fixed[beyond] === CELL.target ? CELL.boxOnTarget : CELL.box;
+    } else if (s[next] !== CELL.floor && s[next] !== CELL.target) {
+      return;
+    }
+    s[this.player] = this.fixed[this.player]!;
+    s[next] = CELL.player;
+    this.player = next;
+  }
+
+  private countBoxesOnTarget(): number {
+    let n = 0;
+    for (const v of this.state) if (v === CELL.boxOnTarget) n++;
+    return n;
+  }
+
+  private observe(): Observation {
+    return { text: renderGrid(this.rows, this.cols, this.fixed, this.state), admissible: SOKOBAN_ADMISSIBLE, task: SOKOBAN_TASK };
+  }
+}
