@@ -32,7 +32,7 @@ const fileCache = new Map<string, AlfGame>();
  */
 export function gameOfTask(task: TaskSpec): AlfGame {
   const p = task.payload as Partial<Record<"game" | "file" | "id", unknown>> | null;
-  if (p !== null && typeof p === "object" && typeof p.game === "object" && p.game !== null) return (p as { game: AlfGame }).game;
+  if (p !== null && typeof p === "object" && typeof p.game === "object" && p.game !== null) return (p as Extract<AlfworldPayload, { game: AlfGame }>).game;
   if (p !== null && typeof p === "object" && typeof p.file === "string") {
     const file = p.file;
     let game = fileCache.get(file);
