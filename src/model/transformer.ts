@@ -1,0 +1,268 @@
+/**
+ * The Qwen2-family decoder: forward to per-token log-probs of given targets, and a hand-written
+ * backward of Σ_t w_t · logprob_t into a gradient store (no autograd: one graph, as in llm.c).
+ * A batch of rows of different lengths is packed back to back (no padding). Only the hidden
+ * states that predict a scored token go through the final norm and the LM head.
+ *
+ * Per layer, with x: [N, D] the residual stream (N packed tokens), KV = nKvHeads·headDim:
+ *   xn1 = rmsnorm(x)                 q = xn1 Wqᵀ + bq [N, D], k, v = xn1 Wkᵀ + bk, ... [N, KV]
+ *   q, k = rope(q, k)                a = attention(q, k, v) [N, D]
+ *   x2 = x + a Woᵀ                   xn2 = rmsnorm(x2)
+ *   h = silu(xn2 Wgᵀ) ⊙ (xn2 Wuᵀ)    [N, F]          x' = x2 + h Wdᵀ
+ * Matmuls run in the compute dtype (bf16 when the config asks for it and the CPU has fast bf16
+ * kernels); attention, norms and the softmax always run in f32. KV-cache decoding lives in
+ * kv-cache.ts and shares `layerWeights` and the linear helper with this file.
+ */
+import { ShapeError } from "../core/errors.ts";
+import { getEngine, type Engine } from "../engine/engine.ts";
+import type { MatmulDtype } from "../engine/kernels.ts";
+import { headDim, type ModelConfig } from "./config.ts";
+import { GLOBAL_NAMES, layerNames, ParamStore } from "./params.ts";
+import { packBatch, type PackedBatch, type ScoreRow } from "./batch.ts";
+
+/** The tensors of one layer, resolved from a store (params or grads). */
+export type LayerTensors = {
+  inputNorm: Float32Array; q: Float32Array; k: Float32Array; v: Float32Array;
+  qBias: Float32Array | null; kBias: Float32Array | null; vBias: Float32Array | null;
+  o: Float32Array; postNorm: Float32Array; gate: Float32Array; up: Float32Array; down: Float32Array;
+};
+
+/** The tensors of layer `i` of a store. */
+export function layerWeights(store: ParamStore, i: number): LayerTensors {
+  const n = layerNames(i), bias = store.config.qkvBias;
+  return {
+    inputNorm: store.get(n.inputNorm), q: store.get(n.q), k: store.get(n.k), v: store.get(n.v),
+    qBias: bias ? store.get(n.qBias) : null, kBias: bias ? store.get(n.kBias) : null, vBias: bias ? store.get(n.vBias) : null,
+    o: store.get(n.o), postNorm: store.get(n.postNorm), gate: store.get(n.gate), up: store.get(n.up), down: store.get(n.down),
+  };
+}
+
+/** The LM head matrix [vocab, D] of a store (the embedding when tied). */
+export function headWeight(store: ParamStore): Float32Array {
+  return store.get(store.config.tiedEmbeddings ? GLOBAL_NAMES.embed : GLOBAL_NAMES.lmHead);
+}
+
+/** y[rows, out] = x[rows, in] Wᵀ (+ bias). */
+export function linear(e: Engine, y: Float32Array, x: Float32Array, w: Float32Array, bias: Float32Array | null,
+                       rows: number, out: number, inp: number, dtype: MatmulDtype): void {
+  if (bias !== null) for (let r = 0; r < rows; r++) y.set(bias, r * out);
+  e.matmul(y, x, w, rows, out, inp, false, true, bias !== null, dtype);
+}
+
+/** Copy the embedding rows of `ids` into x [ids.length, D]. */
+export function embed(x: Float32Array, table: Float32Array, ids: Int32Array, d: number): void {
+  for (let r = 0; r < ids.length; r++) x.set(table.subarray(ids[r]! * d, (ids[r]! + 1) * d), r * d);
+}
+
+/** Activations of one layer saved for backward. */
+type LayerActs = {
+  x: Float32Array; inv1: Float32Array; xn1: Float32Array; q: Float32Array; k: Float32Array; v: Float32Array;
+  a: Float32Array; lse: Float32Array; x2: Float32Array; inv2: Float32Array; xn2: Float32Array;
+  gate: Float32Array; up: Float32Array; h: Float32Array;
+};
+
+type ForwardState = {
+  p: PackedBatch;
+  layers: LayerActs[];
+  hs: Float32Array; // [M, D] scored rows of the last residual stream
+  invF: Float32Array;
+  hn: Float32Array; // [M, D] after the final norm
+  logp: Float32Array; // [M]
+  lse: Float32Array; // [M]
+};
+
+/** Options of a `Transformer`. */
+export type TransformerOptions = {
+  /** @default the process-wide engine (`getEngine()`) */
+  readonly engine?: Engine;
+  /**
+   * Run bf16 matmuls even where the CPU has no fast bf16 kernel (the inputs are rounded to bf16
+   * and multiplied in f32: same numbers, slower). For tests of bf16 numerics. @default false
+   */
+  readonly emulateBf16?: boolean;
+};
+
+/**
+ * A Qwen2-family decoder over a parameter store.
+ * @example
+ * const model = new Transformer(cfg, ParamStore.init(cfg, Rng.from(1)));
+ * const [lp] = model.logprobs([{ tokens: [1, 5, 9, 2], start: 1 }]);   // 3 log-probs
+ * model.backward([{ tokens: [1, 5, 9, 2], start: 1 }], [new Float32Array([-1, -1, -1])]);
+ */
+export class Transformer {
+  readonly config: ModelConfig;
+  readonly params: ParamStore;
+  readonly engine: Engine;
+  /** Dtype the matmuls of scoring and training run in (decoding always uses f32). */
+  readonly computeDtype: MatmulDtype;
+  private gradStore: ParamStore | null = null;
+
+  constructor(config: ModelConfig, params: ParamStore, options: TransformerOptions = {}) {
+    if (params.config !== config && JSON.stringify(params.config) !== JSON.stringify(config)) {
+      throw new ShapeError("the parameter store was built for a different config");
+    }
+    this.config = config;
+    this.params = params;
+    this.engine = options.engine ?? getEngine();
+    const bf16 = config.dtype === "bf16" && (this.engine.info.bf16Fast || options.emulateBf16 === true);
+    this.computeDtype = bf16 ? "bf16" : "f32";
+  }
+
+  /** Accumulated gradients (allocated on first backward; same layout as `params`). */
+  get grads(): ParamStore {
+    if (this.gradStore === null) this.gradStore = ParamStore.zeros(this.config);
+    return this.gradStore;
+  }
+
+  /** Zero the accumulated gradients. */
+  zeroGrad(): void {
+    this.gradStore?.zero();
+  }
+
+  /** Global L2 norm of the accumulated gradients (0 before any backward). */
+  gradNorm(): number {
+    if (this.gradStore === null) return 0;
+    let s = 0;
+    for (const [, g] of this.gradStore.entries()) s += this.engine.sumSquares(g);
+    return Math.sqrt(s);
+  }
+
+  /**
+   * Log-prob of every token from `start` on, per row: arrays of length `tokens.length - start`.
+   * Rows may have different lengths. Throws `ShapeError` / `ContextLimitError` on bad rows.
+   */
+  logprobs(batch: readonly ScoreRow[]): Float32Array[] {
+    const st = this.forward(batch, false);
+    return split(st.logp, st.p.scoreOffsets);
+  }
+
+  /**
+   * Accumulate into `grads` the gradient of Σ_rows Σ_t weights[row][t] · logprob[row][t]
+   * (weights laid out like `logprobs`' output). Returns the log-probs of the forward it ran.
+   * Gradients are of the objective as given: pass loss weights (e.g. −1/n for NLL) to descend.
+   */
+  backward(batch: readonly ScoreRow[], weights: readonly Float32Array[]): Float32Array[] {
+    if (weights.length !== batch.length) throw new ShapeError(`backward: ${weights.length} weight arrays for ${batch.length} rows`);
+    const st = this.forward(batch, true);
+    const { p } = st;
+    const w = new Float32Array(p.m);
+    weights.forEach((wb, b) => {
+      const n = p.scoreOffsets[b + 1]! - p.scoreOffsets[b]!;
+      if (!(wb instanceof Float32Array) || wb.length !== n) throw new ShapeError(`backward: row ${b} needs ${n} weights (one per scored token), got ${wb?.length}`);
+      for (let i = 0; i < n; i++) if (!Number.isFinite(wb[i]!)) throw new ShapeError(`backward: row ${b} weight ${i} is ${wb[i]}`);
+      w.set(wb, p.scoreOffsets[b]!);
+    });
+    this.backwardFrom(st, w);
+    return split(st.logp, p.scoreOffsets);
+  }
+
+  private forward(batch: readonly ScoreRow[], save: boolean): ForwardState {
+    const c = this.config, e = this.engine, dt = this.computeDtype;
+    const p = packBatch(batch, c.vocabSize, c.maxContext);
+    const N = p.n, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
+    let x = new Float32Array(N * D);
+    embed(x, this.params.get(GLOBAL_NAMES.embed), p.ids, D);
+    const layers: LayerActs[] = [];
+    let acts: LayerActs | null = null;
+    for (let l = 0; l < c.nLayers; l++) {
+      const w = layerWeights(this.params, l);
+      if (save || acts === null) {
+        acts = {
+          x, inv1: new Float32Array(N), xn1: new Float32Array(N * D), q: new Float32Array(N * D),
+          k: new Float32Array(N * KV), v: new Float32Array(N * KV), a: new Float32Array(N * D),
+          lse: new Float32Array(N * c.nHeads), x2: new Float32Array(N * D), inv2: new Float32Array(N),
+          xn2: new Float32Array(N * D), gate: new Float32Array(N * F), up: new Float32Array(N * F), h: new Float32Array(N * F),
+        };
+      }
+      acts.x = x;
+      e.rmsnormForward(acts.xn1, acts.inv1, x, w.inputNorm, N, D, c.rmsNormEps);
+      linear(e, acts.q, acts.xn1, w.q, w.qBias, N, D, D, dt);
+      linear(e, acts.k, acts.xn1, w.k, w.kBias, N, KV, D, dt);
+      linear(e, acts.v, acts.xn1, w.v, w.vBias, N, KV, D, dt);
+      e.rope(acts.q, p.positions, N, c.nHeads, hd, c.ropeTheta);
+      e.rope(acts.k, p.positions, N, c.nKvHeads, hd, c.ropeTheta);
+      e.attentionForward(acts.a, acts.lse, acts.q, acts.k, acts.v, p.seqs, c.nHeads, c.nKvHeads, hd);
+      acts.x2.set(x);
+      e.matmul(acts.x2, acts.a, w.o, N, D, D, false, true, true, dt);
+      e.rmsnormForward(acts.xn2, acts.inv2, acts.x2, w.postNorm, N, D, c.rmsNormEps);
+      e.matmul(acts.gate, acts.xn2, w.gate, N, F, D, false, true, false, dt);
+      e.matmul(acts.up, acts.xn2, w.up, N, F, D, false, true, false, dt);
+      e.swigluForward(acts.h, acts.gate, acts.up, N * F);
+      // The next layer's input; without saving, the old input buffer is free to reuse.
+      const next = save ? new Float32Array(N * D) : x;
+      next.set(acts.x2);
+      e.matmul(next, acts.h, w.down, N, D, F, false, true, true, dt);
+      if (save) layers.push(acts);
+      x = next;
+    }
+    const M = p.m;
+    const hs = new Float32Array(M * D), invF = new Float32Array(M), hn = new Float32Array(M * D);
+    for (let s = 0; s < M; s++) hs.set(x.subarray(p.scoredRows[s]! * D, (p.scoredRows[s]! + 1) * D), s * D);
+    e.rmsnormForward(hn, invF, hs, this.params.get(GLOBAL_NAMES.finalNorm), M, D, c.rmsNormEps);
+    const logp = new Float32Array(M), lse = new Float32Array(M);
+    e.lmHeadForward(logp, lse, hn, headWeight(this.params), p.targets, M, D, c.vocabSize, p.allowed, dt);
+    return { p, layers, hs, invF, hn, logp, lse };
+  }
+
+  private backwardFrom(st: ForwardState, weights: Float32Array): void {
+    const c = this.config, e = this.engine, dt = this.computeDtype, g = this.grads;
+    const { p } = st;
+    const N = p.n, M = p.m, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
+    const dhn = new Float32Array(M * D), dhs = new Float32Array(M * D);
+    e.lmHeadBackward(dhn, headWeight(g), st.hn, headWeight(this.params), p.targets, weights, st.lse, M, D, c.vocabSize, p.allowed, dt);
+    e.rmsnormBackward(dhs, g.get(GLOBAL_NAMES.finalNorm), dhn, st.hs, this.params.get(GLOBAL_NAMES.finalNorm), st.invF, M, D);
+    let dx = new Float32Array(N * D);
+    for (let s = 0; s < M; s++) {
+      const o = p.scoredRows[s]! * D;
+      for (let j = 0; j < D; j++) dx[o + j] = dx[o + j]! + dhs[s * D + j]!;
+    }
+    const bufF1 = new Float32Array(N * F), bufF2 = new Float32Array(N * F), bufF3 = new Float32Array(N * F);
+    const dxn = new Float32Array(N * D), dx2 = new Float32Array(N * D), da = new Float32Array(N * D), dq = new Float32Array(N * D);
+    const dk = new Float32Array(N * KV), dv = new Float32Array(N * KV), ones = new Float32Array(N).fill(1);
+    let dxIn = new Float32Array(N * D);
+    for (let l = c.nLayers - 1; l >= 0; l--) {
+      const a = st.layers[l]!, w = layerWeights(this.params, l), gw = layerWeights(g, l);
+      // x' = x2 + h Wdᵀ
+      e.matmul(bufF1, dx, w.down, N, F, D, false, false, false, dt); // dh
+      e.matmul(gw.down, dx, a.h, D, F, N, true, false, true, dt);
+      e.swigluBackward(bufF2, bufF3, bufF1, a.gate, a.up, N * F); // dgate, dup
+      e.matmul(dxn, bufF2, w.gate, N, D, F, false, false, false, dt);
+      e.matmul(dxn, bufF3, w.up, N, D, F, false, false, true, dt);
+      e.matmul(gw.gate, bufF2, a.xn2, F, D, N, true, false, true, dt);
+      e.matmul(gw.up, bufF3, a.xn2, F, D, N, true, false, true, dt);
+      e.rmsnormBackward(dx2, gw.postNorm, dxn, a.x2, w.postNorm, a.inv2, N, D);
+      for (let i = 0; i < N * D; i++) dx2[i] = dx2[i]! + dx[i]!;
+      // x2 = x + a Woᵀ
+      e.matmul(da, dx2, w.o, N, D, D, false, false, false, dt);
+      e.matmul(gw.o, dx2, a.a, D, D, N, true, false, true, dt);
+      e.attentionBackward(dq, dk, dv, da, a.q, a.k, a.v, a.a, a.lse, p.seqs, c.nHeads, c.nKvHeads, hd);
+      e.rope(dq, p.positions, N, c.nHeads, hd, c.ropeTheta, true);
+      e.rope(dk, p.positions, N, c.nKvHeads, hd, c.ropeTheta, true);
+      if (gw.qBias !== null) {
+        e.matmul(gw.qBias, ones, dq, 1, D, N, false, false, true, "f32");
+        e.matmul(gw.kBias!, ones, dk, 1, KV, N, false, false, true, "f32");
+        e.matmul(gw.vBias!, ones, dv, 1, KV, N, false, false, true, "f32");
+      }
+      e.matmul(dxn, dq, w.q, N, D, D, false, false, false, dt);
+      e.matmul(dxn, dk, w.k, N, D, KV, false, false, true, dt);
+      e.matmul(dxn, dv, w.v, N, D, KV, false, false, true, dt);
+      e.matmul(gw.q, dq, a.xn1, D, D, N, true, false, true, dt);
+      e.matmul(gw.k, dk, a.xn1, KV, D, N, true, false, true, dt);
+      e.matmul(gw.v, dv, a.xn1, KV, D, N, true, false, true, dt);
+      e.rmsnormBackward(dxIn, gw.inputNorm, dxn, a.x, w.inputNorm, a.inv1, N, D);
+      for (let i = 0; i < N * D; i++) dxIn[i] = dxIn[i]! + dx2[i]!;
+      [dx, dxIn] = [dxIn, dx];
+    }
+    const gEmbed = g.get(GLOBAL_NAMES.embed);
+    for (let r = 0; r < N; r++) {
+      const o = p.ids[r]! * D;
+      for (let j = 0; j < D; j++) gEmbed[o + j] = gEmbed[o + j]! + dx[r * D + j]!;
+    }
+  }
+}
+
+function split(v: Float32Array, offsets: Int32Array): Float32Array[] {
+  const out: Float32Array[] = [];
+  for (let b = 0; b + 1 < offsets.length; b++) out.push(v.slice(offsets[b]!, offsets[b + 1]!));
+  return out;
+}
