@@ -1,0 +1,146 @@
+/**
+ * The WebShop expert (ENVIRONMENTS.md §8: search the goal's words, click the goal's product,
+ * choose the goal's options, buy) and the random action of its noisy mode. The expert knows the
+ * goal from the task (its product's title and option values) and reads everything else from the
+ * observation, so it re-plans after any random action: on the search page it searches, on a
+ * results page it clicks the goal's ASIN or pages on, on another product or a sub-page it goes
+ * back. It cannot see which options are selected (the text mode does not show it), so it
+ * remembers what it chose on the current visit of the item page; a random option click in
+ * between can therefore spoil a noisy episode, as it would spoil a learner's.
+ */
+import type { Rng } from "../../core/rng.ts";
+import type { Observation, TaskSpec } from "../env.ts";
+import type { Expert, RandomAction } from "../expert.ts";
+import { tokenSetRatio } from "./fuzz.ts";
+import { SEARCH_ACTION } from "./env.ts";
+import { textPart } from "./py-text.ts";
+import type { WebShopGoal, WebShopTaskPayload } from "./types.ts";
+
+/** Results pages the expert looks through before searching again with the product's title. */
+const MAX_RESULT_PAGES = 3;
+
+// Request openings of instructions, longest first so "i would like to buy" beats "i would like".
+const OPENERS: readonly string[] = [
+  "i am looking for", "i'm looking for", "im looking for", "i would like to buy", "i would like to get", "i would like",
+  "i'd like", "id like", "i need to buy", "i need", "i want to buy", "i want", "can you find me", "can you find",
+  "help me find", "i am interested in", "im interested in", "i am searching for", "im searching for", "find me",
+  "get me", "buy me", "show me", "looking for",
+].toSorted((a, b) => b.length - a.length);
+
+const STOP = /\b(?:with|and|that|which|is|are|a|an|some|the|of|in|for|it|to)\b/g;
+
+/**
+ * The search keywords the expert derives from an instruction: lower-cased, without the opening
+ * request, the price clause, option names and punctuation, articles and linking words dropped.
+ * @example goalQuery("i need a sulfate free shampoo with scent: lavender, and price lower than 30.00 dollars")
+ * // "sulfate free shampoo lavender"
+ */
+export function goalQuery(instruction: string): string {
+  let s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
+  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
+  if (opener !== undefined) s = s.slice(opener.length);
+  s = s.replace(/(with|, and) (?:[\w-]+ ){0,2}[\w-]+: /g, "$1 ");
+  return s.replace(STOP, " ").replace(/[^\p{L}\p{N}.'-]+/gu, " ").replace(/\s+/g, " ").trim();
+}
+
+const BUTTONS = new Set(["back to search", "< prev", "next >", "description", "features", "reviews", "buy now"]);
+
+/** The goal's option values as the product spells them (human goals may word them loosely). */
+function optionTargets(goal: WebShopGoal, productOptions: readonly string[]): string[] {
+  if (goal.optionsByName !== undefined) return Object.values(goal.optionsByName);
+  const out: string[] = [];
+  for (const want of goal.goalOptions) {
+    let best: string | undefined;
+    let bestScore = 85;
+    for (const v of productOptions) {
+      const sc = tokenSetRatio(v, want);
+      if (sc > bestScore) [best, bestScore] = [v, sc];
+    }
+    if (best !== undefined) out.push(best);
+  }
+  return out;
+}
+
+type Visit = { chosen: Set<string> };
+
+class WebShopExpert implements Expert {
+  private readonly goal: WebShopGoal;
+  private readonly titlePart: string;
+  private searches = 0;
+  private visit: Visit | undefined;
+
+  constructor(goal: WebShopGoal) {
+    this.goal = goal;
+    this.titlePart = textPart(goal.name) ?? "";
+  }
+
+  act(obs: Observation): string {
+    const acts = new Set(obs.admissible ?? []);
+    const has = (a: string): boolean => acts.has(a);
+    if (has(SEARCH_ACTION)) {
+      this.visit = undefined;
+      this.searches++;
+      // First the instruction's words; if that failed, the product's own title.
+      return `search[${this.searches === 1 ? goalQuery(this.goal.instructionText) : this.goal.name.toLowerCase()}]`;
+    }
+    if (has("click[buy now]")) return this.onItemPage(obs, acts);
+    this.visit = undefined;
+    const asinClick = `click[${this.goal.asin.toLowerCase()}]`;
+    if (has(asinClick)) return asinClick;
+    if (has("click[next >]")) {
+      const m = /Page (\d+) \(Total results: (\d+)\)/.exec(obs.text);
+      const page = m ? Number(m[1]) : 1;
+      const total = m ? Number(m[2]) : 0;
+      if (page < MAX_RESULT_PAGES && page * 10 < total) return "click[next >]";
+      return "click[back to search]";
+    }
+    // A sub-page (or anything unexpected): go back toward the item or the search page.
+    if (has("click[< prev]")) return "click[< prev]";
+    return "click[back to search]";
+  }
+
+  private onItemPage(obs: Observation, acts: ReadonlySet<string>): string {
+    const isGoalProduct = this.titlePart !== "" && obs.text.includes(` [SEP] ${this.titlePart} [SEP] Price: `);
+    if (!isGoalProduct) {
+      this.visit = undefined;
+      return "click[< prev]";
+    }
+    this.visit ??= { chosen: new Set() };
+    const values = [...acts].filter((a) => a.startsWith("click[")).map((a) => a.slice(6, -1)).filter((v) => !BUTTONS.has(v));
+    for (const v of optionTargets(this.goal, values)) {
+      if (!this.visit.chosen.has(v) && acts.has(`click[${v}]`)) {
+        this.visit.chosen.add(v);
+        return `click[${v}]`;
+      }
+    }
+    return "click[buy now]";
+  }
+}
+
+/**
+ * The expert of a WebShop task (an `ExpertFactory`).
+ * @example
+ * const expert = webshopExpert(task, seed);
+ * let obs = env.reset(task, seed);
+ * while (!done) ({ observation: obs, done } = env.step(expert.act(obs)));
+ */
+export function webshopExpert(task: TaskSpec, _seed: number): Expert {
+  const goal = (task.payload as WebShopTaskPayload).goal;
+  return new WebShopExpert(goal);
+}
+
+/**
+ * A random available action for the noisy expert: uniform over the list, with the search entry
+ * turned into a search for a few random words of the instruction (the literal
+ * `search[<your query>]` would search for "<your query>").
+ */
+export const webshopRandomAction: RandomAction = (obs: Observation, rng: Rng): string => {
+  const list = obs.admissible ?? [];
+  if (list.length === 0) return "";
+  const a = rng.choice(list);
+  if (a !== SEARCH_ACTION) return a;
+  const words = goalQuery(obs.task).split(" ").filter((w) => w !== "");
+  if (words.length === 0) return "search[item]";
+  const k = 1 + rng.int(Math.min(4, words.length));
+  return `search[${rng.shuffle([...words]).slice(0, k).join(" ")}]`;
+};
