@@ -51,8 +51,8 @@ test("the server answers the OpenAI shapes and refuses what it cannot do with a 
   const server = createOpenAiServer(new ScriptedPolicy(["hi", "hello", "<action>x</action> tail"], { tokenizer: tok, maxContext: 64 }), { modelName: "toy" });
   const base = await listen(server);
   try {
-    const models = await (await fetch(`${base}/models`)).json();
-    assert.equal(models.data[0].id, "toy");
+    const models = (await (await fetch(`${base}/models`)).json()) as { data: { id: string }[] };
+    assert.equal(models.data[0]!.id, "toy");
     const c = await post(`${base}/completions`, { model: "toy", prompt: "ab", max_tokens: 8, logprobs: 1, echo: true });
     assert.equal(c.status, 200);
     assert.equal(c.json.choices[0].text, "abhi");
