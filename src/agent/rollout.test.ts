@@ -232,3 +232,16 @@ test("bad options are usage errors, not crashes", async () => {
   await assert.rejects(collectGroups(policy, () => new ToyHouse(), [task], { ...base, groupSize: 0 }), /groupSize must be a positive integer/);
   await assert.rejects(collectGroups(policy, () => new ToyHouse({ id: "nowhere" }), [task], { seed: 1 }), /no prompt renderer for environment 'nowhere'/);
 });
+
+test("groupOffset makes a batch rolled out in pieces sample exactly as in one call", async () => {
+  const whole = new ScriptedPolicy(Array(4).fill(act("look")));
+  await collectGroups(whole, () => new ToyHouse(), [task, task, task, task], { ...base, maxSteps: 1 });
+  const parts: number[] = [];
+  for (const offset of [0, 2]) {
+    const p = new ScriptedPolicy(Array(2).fill(act("look")));
+    const trajs = await collectGroups(p, () => new ToyHouse(), [task, task], { ...base, maxSteps: 1, groupOffset: offset });
+    assert.deepEqual(trajs.map((t) => t.groupIndex), [offset, offset + 1]);
+    parts.push(...p.calls.map((c) => c.request.seed));
+  }
+  assert.deepEqual(parts, whole.calls.map((c) => c.request.seed));
+});

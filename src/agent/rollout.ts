@@ -72,7 +72,12 @@ export type RolloutOptions = {
    * the first user message only. `Turn.promptText` records the text after the transform.
    */
   readonly promptTransform?: (promptText: string, trajectory: { readonly groupIndex: number; readonly memberIndex: number; readonly taskId: string }) => string;
-  /** Environment seed of each group. @default deriveSeed(seed, "env", update, group) */
+  /**
+   * Index of `tasks[0]`'s group in the whole batch, when one batch is rolled out in several calls:
+   * group indices (and so sample seeds) are `groupOffset + position`. @default 0
+   */
+  readonly groupOffset?: number;
+  /** Environment seed of each group, by position in `tasks`. @default deriveSeed(seed, "env", update, group index) */
   readonly envSeeds?: readonly number[];
   /** Most sequences per `policy.sample` call. @default all unfinished episodes */
   readonly sampleBatchSize?: number;
@@ -123,8 +128,10 @@ export async function collectGroups(policy: Policy, makeEnv: () => Env, tasks: r
   const mode: HistoryMode = history.mode;
 
   const episodes: Episode[] = [];
-  tasks.forEach((task, g) => {
-    const envSeed = options.envSeeds?.[g] ?? deriveSeed(options.seed, "env", update, g);
+  const offset = options.groupOffset ?? 0;
+  tasks.forEach((task, position) => {
+    const g = offset + position;
+    const envSeed = options.envSeeds?.[position] ?? deriveSeed(options.seed, "env", update, g);
     for (let m = 0; m < groupSize; m++) {
       const env = makeEnv();
       const t0 = now();
