@@ -26,8 +26,8 @@ function relErr(a: Float32Array, b: Float32Array): number {
 }
 
 /** Runs `f` on both engines with cloned outputs and returns both sets of outputs. */
-function both<T extends Float32Array[]>(make: () => T, f: (e: Engine, outs: T) => void): [T, T] {
-  const a = make(), b = a.map((x) => x.slice()) as T;
+function both<const T extends readonly Float32Array[]>(make: () => T, f: (e: Engine, outs: T) => void): [T, T] {
+  const a = make(), b = a.map((x) => x.slice()) as unknown as T;
   f(nat!, a);
   f(ref, b);
   return [a, b];

@@ -71,6 +71,9 @@ type ForwardState = {
   lse: Float32Array; // [M]
 };
 
+/** Config fields that decide the parameter shapes (dtype, context and norm eps do not). */
+const SHAPE_FIELDS = ["vocabSize", "dModel", "nLayers", "nHeads", "nKvHeads", "ffnSize", "qkvBias", "tiedEmbeddings"] as const;
+
 /** Options of a `Transformer`. */
 export type TransformerOptions = {
   /** @default the process-wide engine (`getEngine()`) */
@@ -98,8 +101,8 @@ export class Transformer {
   private gradStore: ParamStore | null = null;
 
   constructor(config: ModelConfig, params: ParamStore, options: TransformerOptions = {}) {
-    if (params.config !== config && JSON.stringify(params.config) !== JSON.stringify(config)) {
-      throw new ShapeError("the parameter store was built for a different config");
+    for (const f of SHAPE_FIELDS) {
+      if (params.config[f] !== config[f]) throw new ShapeError(`the parameter store was built for a different config (${f}: ${params.config[f]} vs ${config[f]})`);
     }
     this.config = config;
     this.params = params;

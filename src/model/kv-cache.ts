@@ -1,0 +1,170 @@
+/**
+ * Batched KV-cache decoding for rows of different lengths: `append` feeds each listed row any
+ * number of new tokens (a whole prompt, one sampled token, or the next observation of a growing
+ * episode) and returns the logits after each row's last new token. Rows finish whenever the
+ * caller stops listing them. The cache of each row holds at most `maxContext` positions; it
+ * starts small and doubles as rows grow. Matmuls here always run in f32: a decode step is a
+ * handful of rows, where bf16 conversion of the weights would cost more than it saves.
+ * This is the `DecodeSession` that model/sample.ts drives.
+ */
+import { ContextLimitError, ShapeError } from "../core/errors.ts";
+import { headDim } from "./config.ts";
+import { GLOBAL_NAMES } from "./params.ts";
+import { embed, headWeight, layerWeights, linear, type Transformer } from "./transformer.ts";
+
+/** A batch of per-row KV caches over one model. */
+export class KvCache {
+  readonly model: Transformer;
+  /** Number of rows. */
+  readonly batch: number;
+  private readonly lengths: Int32Array;
+  private capacity: number;
+  private keys: Float32Array[]; // per layer [batch * capacity, KV]
+  private values: Float32Array[];
+
+  /**
+   * @param batch rows in the batch
+   * @param initialCapacity positions reserved per row up front (grows by doubling up to maxContext)
+   */
+  constructor(model: Transformer, batch: number, initialCapacity = 64) {
+    if (!Number.isInteger(batch) || batch < 1) throw new ShapeError(`KvCache: batch must be a positive integer, got ${batch}`);
+    this.model = model;
+    this.batch = batch;
+    this.lengths = new Int32Array(batch);
+    this.capacity = Math.max(1, Math.min(initialCapacity, model.config.maxContext));
+    this.keys = [];
+    this.values = [];
+    this.allocate(this.capacity);
+  }
+
+  /** Tokens cached for a row. */
+  length(row: number): number {
+    this.checkRow(row);
+    return this.lengths[row]!;
+  }
+
+  /** Forget the last tokens of a row, keeping the first `length` (a shared prefix). */
+  truncate(row: number, length: number): void {
+    this.checkRow(row);
+    if (!Number.isInteger(length) || length < 0 || length > this.lengths[row]!) {
+      throw new ShapeError(`KvCache.truncate: row ${row} has ${this.lengths[row]} tokens, cannot keep ${length}`);
+    }
+    this.lengths[row] = length;
+  }
+
+  /** Empty a row (a new sequence). */
+  reset(row: number): void {
+    this.truncate(row, 0);
+  }
+
+  /**
+   * Feed `tokens[i]` (non-empty) to row `rows[i]`; rows are distinct. Returns the logits after
+   * each listed row's last new token: [rows.length, vocab], row after row.
+   * @throws ContextLimitError when a row would exceed maxContext (nothing is changed then)
+   */
+  append(rows: readonly number[], tokens: readonly (readonly number[])[]): Float32Array {
+    const m = this.model, c = m.config, e = m.engine;
+    if (rows.length !== tokens.length) throw new ShapeError(`KvCache.append: ${rows.length} rows but ${tokens.length} token lists`);
+    if (rows.length === 0) return new Float32Array(0);
+    const seen = new Set<number>();
+    let n = 0, need = 0;
+    rows.forEach((r, i) => {
+      this.checkRow(r);
+      if (seen.has(r)) throw new ShapeError(`KvCache.append: row ${r} listed twice`);
+      seen.add(r);
+      const t = tokens[i]!;
+      if (t.length === 0) throw new ShapeError(`KvCache.append: no tokens for row ${r}`);
+      for (const id of t) if (!Number.isInteger(id) || id < 0 || id >= c.vocabSize) throw new ShapeError(`KvCache.append: token ${id} of row ${r} is outside [0, ${c.vocabSize})`);
+      const len = this.lengths[r]! + t.length;
+      if (len > c.maxContext) throw new ContextLimitError(c.maxContext, len);
+      need = Math.max(need, len);
+      n += t.length;
+    });
+    if (need > this.capacity) this.grow(need);
+
+    const D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd, cap = this.capacity;
+    const ids = new Int32Array(n), positions = new Int32Array(n), seqs = new Int32Array(4 * rows.length);
+    const cacheRow = new Int32Array(n); // where each new token's k/v goes in the cache
+    let base = 0;
+    rows.forEach((r, i) => {
+      const t = tokens[i]!, past = this.lengths[r]!;
+      for (let j = 0; j < t.length; j++) {
+        ids[base + j] = t[j]!;
+        positions[base + j] = past + j;
+        cacheRow[base + j] = r * cap + past + j;
+      }
+      seqs.set([base, t.length, r * cap, past], 4 * i);
+      base += t.length;
+    });
+
+    const x = new Float32Array(n * D), xn = new Float32Array(n * D), q = new Float32Array(n * D), a = new Float32Array(n * D);
+    const k = new Float32Array(n * KV), v = new Float32Array(n * KV), inv = new Float32Array(n);
+    const gate = new Float32Array(n * F), up = new Float32Array(n * F), h = new Float32Array(n * F);
+    embed(x, m.params.get(GLOBAL_NAMES.embed), ids, D);
+    for (let l = 0; l < c.nLayers; l++) {
+      const w = layerWeights(m.params, l), kc = this.keys[l]!, vc = this.values[l]!;
+      e.rmsnormForward(xn, inv, x, w.inputNorm, n, D, c.rmsNormEps);
+      linear(e, q, xn, w.q, w.qBias, n, D, D, "f32");
+      linear(e, k, xn, w.k, w.kBias, n, KV, D, "f32");
+      linear(e, v, xn, w.v, w.vBias, n, KV, D, "f32");
+      e.rope(q, positions, n, c.nHeads, hd, c.ropeTheta);
+      e.rope(k, positions, n, c.nKvHeads, hd, c.ropeTheta);
+      for (let j = 0; j < n; j++) {
+        kc.set(k.subarray(j * KV, (j + 1) * KV), cacheRow[j]! * KV);
+        vc.set(v.subarray(j * KV, (j + 1) * KV), cacheRow[j]! * KV);
+      }
+      e.attentionForward(a, null, q, kc, vc, seqs, c.nHeads, c.nKvHeads, hd);
+      e.matmul(x, a, w.o, n, D, D, false, true, true, "f32");
+      e.rmsnormForward(xn, inv, x, w.postNorm, n, D, c.rmsNormEps);
+      e.matmul(gate, xn, w.gate, n, F, D, false, true, false, "f32");
+      e.matmul(up, xn, w.up, n, F, D, false, true, false, "f32");
+      e.swigluForward(h, gate, up, n * F);
+      e.matmul(x, h, w.down, n, D, F, false, true, true, "f32");
+    }
+    rows.forEach((r, i) => { this.lengths[r] = this.lengths[r]! + tokens[i]!.length; });
+
+    // Final norm and head on each row's last new token only.
+    const B = rows.length, last = new Float32Array(B * D), lastN = new Float32Array(B * D), invF = new Float32Array(B);
+    for (let i = 0; i < B; i++) {
+      const rowEnd = seqs[4 * i]! + seqs[4 * i + 1]! - 1;
+      last.set(x.subarray(rowEnd * D, (rowEnd + 1) * D), i * D);
+    }
+    e.rmsnormForward(lastN, invF, last, m.params.get(GLOBAL_NAMES.finalNorm), B, D, c.rmsNormEps);
+    const logits = new Float32Array(B * c.vocabSize);
+    e.matmul(logits, lastN, headWeight(m.params), B, c.vocabSize, D, false, true, false, "f32");
+    return logits;
+  }
+
+  private checkRow(row: number): void {
+    if (!Number.isInteger(row) || row < 0 || row >= this.batch) throw new ShapeError(`KvCache: row ${row} is outside [0, ${this.batch})`);
+  }
+
+  private allocate(cap: number): void {
+    const c = this.model.config, KV = c.nKvHeads * headDim(c);
+    const keys: Float32Array[] = [], values: Float32Array[] = [];
+    for (let l = 0; l < c.nLayers; l++) {
+      keys.push(new Float32Array(this.batch * cap * KV));
+      values.push(new Float32Array(this.batch * cap * KV));
+    }
+    // Copy what is cached into the larger layout (row r moves from r*old to r*cap).
+    if (this.keys.length > 0) {
+      const old = this.capacity;
+      for (let l = 0; l < c.nLayers; l++) {
+        for (let r = 0; r < this.batch; r++) {
+          const len = this.lengths[r]! * KV;
+          keys[l]!.set(this.keys[l]!.subarray(r * old * KV, r * old * KV + len), r * cap * KV);
+          values[l]!.set(this.values[l]!.subarray(r * old * KV, r * old * KV + len), r * cap * KV);
+        }
+      }
+    }
+    this.keys = keys;
+    this.values = values;
+    this.capacity = cap;
+  }
+
+  private grow(need: number): void {
+    let cap = this.capacity;
+    while (cap < need) cap *= 2;
+    this.allocate(Math.min(cap, this.model.config.maxContext));
+  }
+}
