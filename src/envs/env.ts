@@ -58,4 +58,12 @@ export interface Env {
   reset(task: TaskSpec, seed: number): Observation;
   /** Apply one action string. Never throws for any string; throws EnvStateError after `done`. */
   step(action: string): StepResult;
+  /**
+   * Optional asynchronous preparation of `step(action)`, for environments whose step needs I/O
+   * (Search-QA with a remote retriever fetches the passages here, so `step` stays synchronous).
+   * A rollout awaits `env.prepare?.(action)` before `env.step(action)`; the calls of one batch may
+   * run concurrently (a remote retriever coalesces them into one request). Environments without
+   * I/O leave it undefined.
+   */
+  prepare?(action: string): Promise<void>;
 }

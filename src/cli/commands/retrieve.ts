@@ -1,0 +1,75 @@
+/**
+ * `seed retrieve`: the Search-QA retriever from the command line.
+ *   seed retrieve serve --corpus <jsonl> [--port 8000] [--host 127.0.0.1] [--json]
+ *   seed retrieve query (--corpus <jsonl> | --url <endpoint>) [--topk 3] <query ...>
+ * `serve` exposes BM25 over a Search-R1 corpus (or, with `--synthetic <seed>`, the generated
+ * knowledge base) with the Search-R1 `/retrieve` API, prints one ready line with the URL, and
+ * runs until SIGINT/SIGTERM. `query` prints one JSON object per query: the ranked hits.
+ */
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { UsageError } from "../../core/errors.ts";
+import {
+  Bm25Retriever, createRetrievalServer, generateKnowledgeBase, loadCorpus, RemoteRetriever, type Passage,
+} from "../../envs/search/index.ts";
+import { numberOption, parseOptions, printJson } from "../args.ts";
+import type { Command } from "../main.ts";
+
+const USAGE = `usage:
+  seed retrieve serve (--corpus <jsonl> | --synthetic <seed>) [--port 8000] [--host 127.0.0.1] [--json]
+  seed retrieve query (--corpus <jsonl> | --synthetic <seed> | --url <endpoint>) [--topk 3] <query> [...]`;
+
+function corpusFrom(values: { corpus?: string | undefined; synthetic?: string | undefined }): Passage[] {
+  if (values.corpus !== undefined && values.synthetic !== undefined) throw new UsageError("give --corpus or --synthetic, not both");
+  if (values.corpus !== undefined) return loadCorpus(values.corpus);
+  if (values.synthetic !== undefined) return [...generateKnowledgeBase({ seed: numberOption(values.synthetic, "synthetic", 0) }).passages];
+  throw new UsageError(`missing --corpus <jsonl> (or --synthetic <seed>)\n${USAGE}`);
+}
+
+async function serve(argv: readonly string[]): Promise<number> {
+  const { values } = parseOptions(argv, {
+    corpus: { type: "string" }, synthetic: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" },
+  }, false);
+  const passages = corpusFrom(values);
+  const port = numberOption(values.port, "port", 8000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${port}`);
+  const host = values.host ?? "127.0.0.1";
+  const server = createRetrievalServer(new Bm25Retriever(passages), { passages: passages.length });
+  server.listen(port, host);
+  await Promise.race([once(server, "listening"), once(server, "error").then(([e]) => {
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+  })]);
+  const url = `http://${host}:${(server.address() as AddressInfo).port}/retrieve`;
+  if (values.json) printJson({ url, passages: passages.length });
+  else console.log(`retriever listening on ${url} (${passages.length} passages, BM25)`);
+  const stop = () => server.close();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  await once(server, "close");
+  return 0;
+}
+
+async function query(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseOptions(argv, {
+    corpus: { type: "string" }, synthetic: { type: "string" }, url: { type: "string" }, topk: { type: "string" },
+  });
+  if (positionals.length === 0) throw new UsageError(`give at least one query\n${USAGE}`);
+  const topk = numberOption(values.topk, "topk", 3);
+  if (!Number.isInteger(topk) || topk < 1) throw new UsageError(`--topk must be a positive integer, got ${topk}`);
+  const results = values.url !== undefined
+    ? await new RemoteRetriever(values.url).retrieveAsync(positionals, topk)
+    : new Bm25Retriever(corpusFrom(values)).retrieve(positionals, topk);
+  positionals.forEach((q, i) => printJson({ query: q, result: results[i] }));
+  return 0;
+}
+
+export const command: Command = {
+  summary: "serve a BM25 retriever with the Search-R1 API",
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (sub === "serve") return serve(rest);
+    if (sub === "query") return query(rest);
+    console.log(USAGE);
+    return sub === "--help" || sub === "-h" ? 0 : 2;
+  },
+};
