@@ -62,7 +62,8 @@ export function loadHumanInstructionsFile(path: string): Map<string, HumanInstru
       if (typeof instruction !== "string" || !isStringList(attrs) || !isStringList(opts)) {
         throw new DataError(`${path}: ${asin}[${i}] needs 'instruction' (string), 'instruction_attributes' and 'instruction_options' (string lists)`);
       }
-      return { asin: typeof rec["asin"] === "string" ? rec["asin"] : asin, instruction, instructionAttributes: attrs, instructionOptions: opts };
+      const productAttributes = isStringList(rec["attributes"]) ? rec["attributes"] : [];
+      return { asin: typeof rec["asin"] === "string" ? rec["asin"] : asin, instruction, instructionAttributes: attrs, instructionOptions: opts, productAttributes };
     }));
   }
   return out;

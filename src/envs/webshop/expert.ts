@@ -12,7 +12,7 @@ import type { Rng } from "../../core/rng.ts";
 import type { Observation, TaskSpec } from "../env.ts";
 import type { Expert, RandomAction } from "../expert.ts";
 import { tokenSetRatio } from "./fuzz.ts";
-import { SEARCH_ACTION } from "./env.ts";
+import { SEARCH_ACTION, parseAction } from "./env.ts";
 import { textPart } from "./py-text.ts";
 import type { WebShopGoal, WebShopTaskPayload } from "./types.ts";
 
@@ -43,6 +43,11 @@ export function goalQuery(instruction: string): string {
   return s.replace(STOP, " ").replace(/[^\p{L}\p{N}.'-]+/gu, " ").replace(/\s+/g, " ").trim();
 }
 
+/** Text made safe as a search argument: lower-cased, brackets and runs of spaces removed. */
+function searchable(text: string): string {
+  return text.toLowerCase().replace(/[[\]\n]/g, " ").replace(/\s+/g, " ").trim();
+}
+
 const BUTTONS = new Set(["back to search", "< prev", "next >", "description", "features", "reviews", "buy now"]);
 
 /** The goal's option values as the product spells them (human goals may word them loosely). */
@@ -68,6 +73,7 @@ class WebShopExpert implements Expert {
   private readonly titlePart: string;
   private searches = 0;
   private visit: Visit | undefined;
+  private enteredGoalItem = false;
 
   constructor(goal: WebShopGoal) {
     this.goal = goal;
@@ -80,35 +86,43 @@ class WebShopExpert implements Expert {
     if (has(SEARCH_ACTION)) {
       this.visit = undefined;
       this.searches++;
-      // First the instruction's words; if that failed, the product's own title.
-      return `search[${this.searches === 1 ? goalQuery(this.goal.instructionText) : this.goal.name.toLowerCase()}]`;
+      // First the instruction's words; if that failed, the product's own title, then its query.
+      const tries = [goalQuery(this.goal.instructionText), searchable(this.goal.name), searchable(this.goal.query)].filter((q) => q !== "");
+      return `search[${tries[Math.min(this.searches, tries.length) - 1] ?? "item"}]`;
     }
     if (has("click[buy now]")) return this.onItemPage(obs, acts);
-    this.visit = undefined;
-    const asinClick = `click[${this.goal.asin.toLowerCase()}]`;
-    if (has(asinClick)) return asinClick;
-    if (has("click[next >]")) {
-      const m = /Page (\d+) \(Total results: (\d+)\)/.exec(obs.text);
-      const page = m ? Number(m[1]) : 1;
-      const total = m ? Number(m[2]) : 0;
-      if (page < MAX_RESULT_PAGES && page * 10 < total) return "click[next >]";
-      return "click[back to search]";
-    }
-    // A sub-page (or anything unexpected): go back toward the item or the search page.
+    if (has("click[next >]")) return this.onResultsPage(obs, has);
+    // A sub-page (options stay chosen there): back to the item page.
     if (has("click[< prev]")) return "click[< prev]";
     return "click[back to search]";
   }
 
+  private onResultsPage(obs: Observation, has: (a: string) => boolean): string {
+    this.visit = undefined;
+    const asinClick = `click[${this.goal.asin.toLowerCase()}]`;
+    this.enteredGoalItem = has(asinClick);
+    if (this.enteredGoalItem) return asinClick;
+    const m = /Page (\d+) \(Total results: (\d+)\)/.exec(obs.text);
+    const page = m ? Number(m[1]) : 1;
+    const total = m ? Number(m[2]) : 0;
+    if (page < MAX_RESULT_PAGES && page * 10 < total) return "click[next >]";
+    return "click[back to search]";
+  }
+
   private onItemPage(obs: Observation, acts: ReadonlySet<string>): string {
-    const isGoalProduct = this.titlePart !== "" && obs.text.includes(` [SEP] ${this.titlePart} [SEP] Price: `);
+    // The item page shows no ASIN: recognise the product by its title, or, for a product without
+    // one, by having clicked the goal's ASIN to get here.
+    const isGoalProduct = this.titlePart !== "" ? obs.text.includes(` [SEP] ${this.titlePart} [SEP] Price: `) : this.enteredGoalItem;
     if (!isGoalProduct) {
       this.visit = undefined;
+      this.enteredGoalItem = false;
       return "click[< prev]";
     }
     this.visit ??= { chosen: new Set() };
     const values = [...acts].filter((a) => a.startsWith("click[")).map((a) => a.slice(6, -1)).filter((v) => !BUTTONS.has(v));
     for (const v of optionTargets(this.goal, values)) {
-      if (!this.visit.chosen.has(v) && acts.has(`click[${v}]`)) {
+      // A value holding brackets cannot be clicked (the action pattern splits it): skip it.
+      if (!this.visit.chosen.has(v) && acts.has(`click[${v}]`) && parseAction(`click[${v}]`).arg === v) {
         this.visit.chosen.add(v);
         return `click[${v}]`;
       }

@@ -42,6 +42,8 @@ export type HumanInstruction = {
   readonly instruction: string;
   readonly instructionAttributes: readonly string[];
   readonly instructionOptions: readonly string[];
+  /** The product's attributes as the annotation lists them (`attributes` of the record). */
+  readonly productAttributes: readonly string[];
 };
 
 function priceRng(seed: number, asin: string, k = 0): Rng {

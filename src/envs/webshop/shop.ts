@@ -10,7 +10,9 @@ import { cleanProducts, productPrices } from "./catalog.ts";
 import { loadAttributesFile, loadCatalogFile, loadHumanInstructionsFile } from "./data-files.ts";
 import { deriveInstructions } from "./derive.ts";
 import { generateCatalog, type GeneratorOptions } from "./generator.ts";
-import { humanGoals, shuffleGoals, splitRange, syntheticGoals, type GoalSplit, type SplitLayout } from "./goals.ts";
+import {
+  humanGoals, shuffleGoals, splitRange, syntheticGoals, type GoalSplit, type HumanInstruction, type SplitLayout,
+} from "./goals.ts";
 import { ProductSearch } from "./search-engine.ts";
 import type { Product, WebShopGoal, WebShopTaskPayload } from "./types.ts";
 
@@ -120,6 +122,16 @@ export type RealShopOptions = {
   readonly layout?: Partial<SplitLayout>;
 };
 
+/** ASIN → the product attributes its human annotation records list (union, first-seen order). */
+function humanProductAttributes(human: ReadonlyMap<string, readonly HumanInstruction[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [asin, records] of human) {
+    const attrs = [...new Set(records.flatMap((r) => r.productAttributes))];
+    if (attrs.length > 0) out.set(asin, attrs);
+  }
+  return out;
+}
+
 /**
  * A shop over the real files: the catalogue with WebShop's cleaning rules, synthetic goals
  * (from the attribute file when given, else derived from product texts), plus human goals for
@@ -128,11 +140,14 @@ export type RealShopOptions = {
 export function realShop(options: RealShopOptions): Shop {
   const seed = options.seed ?? 0;
   const attrFile = options.attributes === undefined ? undefined : loadAttributesFile(options.attributes);
-  const products = loadCatalogFile(options.catalog, attrFile === undefined ? {} : { attributes: attrFile.attributes });
+  const human = options.humanInstructions === undefined ? undefined : loadHumanInstructionsFile(options.humanInstructions);
+  // Product attributes: the attribute file's, else those the human annotations list for the product.
+  const attributes = attrFile?.attributes ?? (human === undefined ? undefined : humanProductAttributes(human));
+  const products = loadCatalogFile(options.catalog, attributes === undefined ? {} : { attributes });
   const prices = productPrices(products, seed);
   const instructions = attrFile?.instructions ?? deriveInstructions(products, seed);
   const goals = syntheticGoals(products, prices, instructions, seed);
-  if (options.humanInstructions !== undefined) goals.push(...humanGoals(products, prices, loadHumanInstructionsFile(options.humanInstructions), seed));
+  if (human !== undefined) goals.push(...humanGoals(products, prices, human, seed));
   const layout = { testSize: TEST_GOALS, trainStart: 500, ...options.layout };
   return new Shop({ name: "real", products, prices, goals: shuffleGoals(goals), layout });
 }
