@@ -1,0 +1,61 @@
+// The expert (search the goal's words, click the goal's product, choose its options, buy), its
+// noisy mode, and the speed probe, on generated shops.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { NoisyExpert, playEpisode } from "../expert.ts";
+import { WebShopEnv } from "./env.ts";
+import { goalQuery, webshopExpert, webshopRandomAction } from "./expert.ts";
+import { generatedShop } from "./shop.ts";
+import { measureWebShopSpeed } from "./speed.ts";
+
+test("goalQuery drops the request, price clause, option names and linking words", () => {
+  assert.equal(goalQuery("i need a sulfate free shampoo with scent: lavender, and price lower than 30.00 dollars"), "sulfate free shampoo lavender");
+  assert.equal(goalQuery("i am looking for some gluten free protein bars that are high protein with flavor: sea salt, and item package quantity: pack of 6"), "gluten free protein bars high protein sea salt pack 6");
+  assert.equal(goalQuery("find me running shoes"), "running shoes");
+});
+
+test("the expert wins every goal of generated shops (two seeds, all splits)", () => {
+  for (const seed of [0, 1]) {
+    const shop = generatedShop({ products: 100, seed });
+    const env = new WebShopEnv(shop);
+    let won = 0;
+    const tasks = shop.tasks("all");
+    for (const task of tasks) {
+      const expert = webshopExpert(task, seed);
+      const ep = playEpisode(env, task, seed, (obs) => expert.act(obs));
+      if (ep.won) won++;
+      assert.ok(ep.steps.length <= 15);
+    }
+    assert.equal(won, tasks.length, `seed ${seed}: expert won ${won}/${tasks.length}`);
+  }
+});
+
+test("the noisy expert is reproducible per seed and wins less often than the expert, but often", () => {
+  const shop = generatedShop({ products: 60, seed: 2 });
+  const env = new WebShopEnv(shop);
+  const tasks = shop.tasks("all").slice(0, 80);
+  const run = (epsilon: number): { actions: string[][]; won: number } => {
+    const actions: string[][] = [];
+    let won = 0;
+    for (const [i, task] of tasks.entries()) {
+      const noisy = new NoisyExpert(webshopExpert(task, i), { epsilon, rng: Rng.from(deriveSeed(9, "noise", i)), randomAction: webshopRandomAction });
+      const ep = playEpisode(env, task, i, (obs) => noisy.act(obs));
+      actions.push(ep.steps.map((s) => s.action));
+      if (ep.won) won++;
+    }
+    return { actions, won };
+  };
+  const a = run(0.3);
+  assert.deepEqual(run(0.3).actions, a.actions);
+  assert.ok(a.won < tasks.length && a.won > tasks.length / 3, `noisy expert won ${a.won}/${tasks.length}`);
+  // Random actions are available ones, except the search entry, which becomes a real query.
+  for (const ep of a.actions) for (const act of ep) assert.ok(!act.includes("<your query>"), act);
+});
+
+test("the speed probe reports thousands of steps per second on the default shop", () => {
+  const s = measureWebShopSpeed({ seconds: 0.3 });
+  assert.ok(s.steps > 0 && s.episodes > 0);
+  assert.ok(s.stepsPerSecond > 1000, `${s.stepsPerSecond.toFixed(0)} steps/s`);
+  assert.ok(s.winRate > 0 && s.winRate < 1);
+});

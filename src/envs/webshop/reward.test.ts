@@ -1,0 +1,104 @@
+// The purchase score (ENVIRONMENTS.md §3.6, §7.2): fuzzy matching, colour normalisation, type,
+// attribute, option and price factors on hand-built products.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { normalizeColor, COLOR_SET } from "./colors.ts";
+import { tokenSetRatio } from "./fuzz.ts";
+import { nouns } from "./nouns.ts";
+import { webshopReward, typeReward } from "./reward.ts";
+import type { Product, WebShopGoal } from "./types.ts";
+
+function product(over: Partial<Product> = {}): Product {
+  return {
+    asin: "B000000001", name: "Acme Sulfate Free Shampoo Bottle", title: "Acme Sulfate Free Shampoo Bottle",
+    description: "A gentle shampoo for dry hair.", bulletPoints: ["Paraben free formula", "Salon quality"],
+    pricing: [12.5], priceTag: "$12.5", options: [{ name: "scent", values: ["lavender", "navy blue"] }],
+    attributes: ["sulfate free", "long lasting"], category: "beauty", query: "shampoo",
+    productCategory: "Beauty & Personal Care › Hair Care › Shampoos", rating: "N.A.", reviews: [], ...over,
+  };
+}
+
+function goal(over: Partial<WebShopGoal> = {}): WebShopGoal {
+  return {
+    asin: "B000000001", category: "beauty", query: "shampoo", name: "Acme Sulfate Free Shampoo Bottle",
+    productCategory: "Beauty & Personal Care › Hair Care › Shampoos", instructionText: "i need a sulfate free shampoo",
+    attributes: ["sulfate free", "paraben free"], priceUpper: 20, goalOptions: ["lavender"], weight: 1, source: "synthetic", ...over,
+  };
+}
+
+test("normalizeColor takes the first colour of the list that occurs (navy blue -> blue)", () => {
+  assert.equal(COLOR_SET.length, 102);
+  assert.equal(normalizeColor("navy blue"), "blue");
+  assert.equal(normalizeColor("black forest"), "black");
+  assert.equal(normalizeColor("violet lavender"), "lavender");
+  assert.equal(normalizeColor("123alabaster"), "alabaster");
+  assert.equal(normalizeColor("webshop"), "webshop");
+  assert.equal(normalizeColor(""), "");
+});
+
+test("tokenSetRatio matches RapidFuzz 3.14.6 with thefuzz processing, rounded half to even", () => {
+  // Reference: rapidfuzz.fuzz.token_set_ratio on utils.default_process(s.translate({128..255: None})),
+  // then Python round(); computed offline with rapidfuzz 3.14.6 (unrounded value in the comment).
+  const cases: [string, string, number][] = [
+    ["pack of 2", "pack of 12", 95], // 94.74
+    ["navy blue", "blue", 100],
+    ["grey", "gray", 75],
+    ["x-small", "small", 100],
+    ["machine wash", "machine washable", 86], // 85.71
+    ["long lasting", "long-lasting", 100],
+    ["sea salt", "salt and vinegar", 67], // 66.67
+    ["32gb", "64gb", 50],
+    ["fresh linen", "lemon", 38], // 37.5 rounds to the even 38
+    ["Caf\u00e9 Latte", "cafe latte", 95], // é dropped: "caf latte"; 94.74
+    ["dark roast", "medium roast coffee", 67], // 66.67
+    ["xx-large", "x-large", 93], // 93.33
+    ["small", "medium", 18], // 18.18
+    ["", "anything", 0],
+  ];
+  for (const [a, b, want] of cases) assert.equal(tokenSetRatio(a, b), want, `${a} / ${b}`);
+});
+
+test("a purchase matching every attribute, option and the price scores exactly 1.0", () => {
+  const r = webshopReward(product(), goal(), 12.5, ["lavender"]);
+  assert.equal(r.score, 1);
+  assert.equal(r.rType, 1);
+  assert.equal(r.attributeMatches, 2); // sulfate free: fuzzy on attributes; paraben free: substring of a bullet
+  assert.equal(r.optionMatches, 1);
+  assert.equal(r.priceOk, true);
+});
+
+test("price over the limit with 2 attributes and 1 option matched scores 0.75", () => {
+  const r = webshopReward(product(), goal({ priceUpper: 10 }), 12.5, ["lavender"]);
+  assert.equal(r.score, 0.75);
+  assert.equal(r.priceOk, false);
+});
+
+test("options compare after colour normalisation; a missing option loses its share", () => {
+  assert.equal(webshopReward(product(), goal({ goalOptions: ["blue"] }), 12.5, ["navy blue"]).optionMatches, 1);
+  const none = webshopReward(product(), goal(), 12.5, []);
+  assert.equal(none.optionMatches, 0);
+  assert.equal(none.score, 0.75);
+});
+
+test("the type factor: 1 with a shared query, 0.5 without query/category/title match, 0.1 and 0 for weak titles", () => {
+  assert.equal(typeReward(product(), goal()).rType, 1);
+  const unrelated = { query: "x", productCategory: "Toys › Games" };
+  // Shares one noun of five ("shampoo"): title score 0.2 is not > 0.2, no query/category match.
+  const half = typeReward(product({ ...unrelated, name: "Shampoo Brush Set" }), goal({ name: "Acme Sulfate Shampoo Bottle Pump" }));
+  assert.equal(half.titleScore, 0.2);
+  assert.equal(half.rType, 0.5);
+  const g = goal({ name: "Acme Shampoo Bottle Brush Comb Mirror Towel Cap Robe Soap Case" });
+  const low = typeReward(product({ ...unrelated, name: "Robe" }), g);
+  assert.ok(low.titleScore > 0 && low.titleScore < 0.1);
+  assert.equal(low.rType, 0.1);
+  const zero = webshopReward(product({ ...unrelated, name: "Garden Hose" }), goal(), 12.5, ["lavender"]);
+  assert.equal(zero.rType, 0);
+  assert.equal(zero.score, 0);
+});
+
+test("the noun tagger keeps product nouns and drops function words, numbers and common adjectives", () => {
+  assert.deepEqual(nouns("Acme Sulfate Free Shampoo for Women, 16 Fl Oz"), ["acme", "sulfate", "shampoo", "fl", "oz"]);
+  assert.deepEqual(nouns("The Best Portable Wireless Speaker"), ["speaker"]);
+  // Repeats are kept: the type reward divides by the list length, as upstream does with spaCy tokens.
+  assert.deepEqual(nouns("Shoes Shoes"), ["shoes", "shoes"]);
+});
