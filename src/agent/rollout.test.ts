@@ -245,3 +245,25 @@ test("groupOffset makes a batch rolled out in pieces sample exactly as in one ca
   }
   assert.deepEqual(parts, whole.calls.map((c) => c.request.seed));
 });
+
+test("environments with I/O are prepared for every action of a batch, concurrently, before stepping", async () => {
+  const log: string[] = [];
+  let inFlight = 0, most = 0;
+  class Remote extends ToyHouse {
+    async prepare(action: string): Promise<void> {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      log.push(`prepare ${action}`);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+    }
+    override step(action: string) {
+      log.push(`step ${action}`);
+      return super.step(action);
+    }
+  }
+  const policy = new ScriptedPolicy([act("look"), act("inventory"), act("look"), act("look")]);
+  await collectGroups(policy, () => new Remote(), [task], { ...base, groupSize: 2, maxSteps: 2 });
+  assert.deepEqual(log.slice(0, 4), ["prepare look", "prepare inventory", "step look", "step inventory"]);
+  assert.equal(most, 2);
+});

@@ -14,6 +14,9 @@
  * - An episode the environment ends is `terminated` (also when the environment ends it at its
  *   own step limit); one stopped by this engine's step limit is `truncated`.
  *
+ * - Environments with I/O get `await env.prepare?.(action)` for the whole batch, concurrently,
+ *   before the synchronous `step` calls.
+ *
  * What it does not do: rewards shaping (the invalid-action penalty is the trainer's, §1.6),
  * prefix caching (a policy may cache the repeated prefix of full-mode prompts itself).
  */
@@ -25,6 +28,7 @@ import type { Policy, Sample, SampleRequest, TokenConstraint } from "../policy/p
 import { buildActionMask, replayConstraint } from "./action-mask.ts";
 import { ChatFormat } from "./chat-format.ts";
 import type { HistoryRecord } from "./history.ts";
+import type { ProjectedAction } from "./parse-action.ts";
 import { rendererFor, type PromptRenderer, type PromptState } from "./prompts/index.ts";
 import { PROTOCOL, isEnvId } from "./protocol.ts";
 
@@ -222,9 +226,15 @@ export async function collectGroups(policy: Policy, makeEnv: () => Env, tasks: r
       for (const c of chunk) c.e.traj.timings.sampleSeconds += share;
     }
 
+    // Environments with I/O (a remote retriever) prepare every step of the batch concurrently.
+    const responses = samples.map((s) => chat.responseText(s.tokens));
+    const projected = responses.map((r) => renderer.project(r));
+    const t1 = now();
+    await Promise.all(calls.map(({ e }, i) => e.env.prepare?.(projected[i]!.action)));
+    const prepareShare = (now() - t1) / calls.length;
     calls.forEach(({ e, p, request }, i) => {
-      const sample = samples[i]!;
-      applyStep(e, p, request, sample, chat, renderer);
+      e.traj.timings.envSeconds += prepareShare;
+      applyStep(e, p, request, samples[i]!, responses[i]!, projected[i]!, renderer);
       if (!e.done && e.step >= maxSteps) {
         e.done = true;
         e.traj.endedBy = "truncated";
@@ -236,10 +246,9 @@ export async function collectGroups(policy: Policy, makeEnv: () => Env, tasks: r
 }
 
 /** Record one sampled response, step the environment, and update the episode. */
-function applyStep(e: Episode, p: Prepared, request: SampleRequest, sample: Sample, chat: ChatFormat, renderer: PromptRenderer): void {
+function applyStep(e: Episode, p: Prepared, request: SampleRequest, sample: Sample, responseText: string, projected: ProjectedAction, renderer: PromptRenderer): void {
   const sampled = [...sample.tokens];
-  const responseText = chat.responseText(sampled);
-  const { action, valid } = renderer.project(responseText);
+  const { action, valid } = projected;
   const t0 = now();
   const result = e.env.step(action);
   e.traj.timings.envSeconds += now() - t0;

@@ -1,0 +1,91 @@
+// `seed serve` as a separate process, exercised through RemotePolicy and `seed eval`: the
+// client's log-probs must agree with the embedded policy's own `score` on the same checkpoint.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { presetConfig } from "../../model/config.ts";
+import { trainBpe } from "../../model/tokenizer/train.ts";
+import { EmbeddedPolicy } from "../../policy/embedded.ts";
+import { RemotePolicy } from "../../policy/remote.ts";
+import { ChatFormat } from "../../agent/chat-format.ts";
+
+const root = resolve(import.meta.dirname, "../../..");
+const seedBin = join(root, "bin/seed.js");
+
+async function startServer(dir: string): Promise<{ child: ChildProcess; url: string; model: string }> {
+  const child = spawn(process.execPath, [seedBin, "serve", "--checkpoint", dir, "--port", "0", "--quiet"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += d));
+  const line = await new Promise<string>((ok, fail) => {
+    createInterface({ input: child.stdout! }).once("line", ok);
+    child.once("exit", (code) => fail(new Error(`seed serve exited with ${code}: ${stderr}`)));
+  });
+  const { url, model } = JSON.parse(line) as { url: string; model: string };
+  return { child, url, model };
+}
+
+test("seed serve in its own process: RemotePolicy log-probs agree with the embedded policy; seed eval runs against it", { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "seed-serve-"));
+  const tokenizer = trainBpe(["<think>go</think><action>up</action> You are a Sokoban player. The grid:\n # \t _ \t P \t X \t O \t"], { vocabSize: 300 });
+  const local = EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 2048 }), tokenizer, seed: 11 });
+  await local.save(dir);
+  const { child, url, model } = await startServer(dir);
+  try {
+    const remote = await RemotePolicy.connect({ baseUrl: url, model });
+    assert.equal(remote.maxContext, 2048);
+    const chat = new ChatFormat(remote.tokenizer);
+    const prompt = chat.prompt("Your goal is to push every box onto a target.");
+    assert.deepEqual(prompt, new ChatFormat(tokenizer).prompt("Your goal is to push every box onto a target."), "the published tokenizer is the checkpoint's");
+
+    // Scoring through echo prompt log-probs == local score.
+    const seq = { tokens: [...prompt, ...tokenizer.encode("<think>go</think><action>up</action>")], start: prompt.length };
+    const [r] = await remote.score([seq]);
+    const [l] = await local.score([seq]);
+    assert.equal(r!.length, l!.length);
+    const worst = Math.max(...Array.from(r!, (v, i) => Math.abs(v - l![i]!)));
+    assert.ok(worst < 1e-4, `score disagreement ${worst}`);
+
+    // Sampling at temperature 1 (no top-k/top-p): the reported log-probs are of the model's own
+    // distribution, so they equal the local score of the returned ids.
+    const samples = await remote.sample([
+      { prompt, maxTokens: 12, seed: 5, temperature: 1, stopTokens: chat.stopTokens },
+      { prompt, maxTokens: 12, seed: 6, temperature: 0, stopTokens: chat.stopTokens },
+    ]);
+    for (const s of samples) {
+      assert.ok(s.tokens.length > 0);
+      const [own] = await local.score([{ tokens: [...prompt, ...s.tokens], start: prompt.length }]);
+      if (s === samples[0]) s.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - own![i]!) < 1e-4, `sampled log-prob ${i}: ${lp} vs ${own![i]}`));
+    }
+    const [greedy] = await local.sample([{ prompt, maxTokens: 12, seed: 99, temperature: 0, stopTokens: chat.stopTokens }]);
+    assert.deepEqual(samples[1]!.tokens, greedy!.tokens, "greedy decoding is the same in both processes");
+
+    // The command the issue checks.
+    const ev = spawnSync(process.execPath, [seedBin, "eval", "--policy", `openai:${url}`, "--model", model, "--env", "sokoban", "--episodes", "2", "--max-action-tokens", "8", "--json"], { cwd: root, encoding: "utf8", timeout: 90_000 });
+    assert.equal(ev.status, 0, ev.stderr);
+    const summary = JSON.parse(ev.stdout.trim().split("\n").pop()!) as Record<string, number>;
+    assert.equal(summary["episodes"], 2);
+    assert.ok(summary["success_rate"]! >= 0 && summary["success_rate"]! <= 1);
+    assert.ok(summary["valid_action_rate"]! >= 0 && summary["valid_action_rate"]! <= 1);
+    assert.ok(summary["mean_length"]! > 0);
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("seed serve and seed eval report user mistakes in one line", () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [seedBin, ...args], { cwd: root, encoding: "utf8" });
+  const a = run("serve", "--checkpoint", "/nonexistent/ckpt");
+  assert.equal(a.status, 2);
+  assert.match(a.stderr, /^seed serve: checkpoint directory .* does not exist\n$/);
+  const b = run("eval", "--env", "sokoban");
+  assert.equal(b.status, 2);
+  assert.match(b.stderr, /exactly one of --policy/);
+  const c = run("eval", "--env", "mars", "--checkpoint", "x");
+  assert.match(c.stderr, /unknown environment 'mars'/);
+});

@@ -1,0 +1,66 @@
+/**
+ * `seed serve --checkpoint <dir> --port <p>`: serves an embedded checkpoint over the
+ * OpenAI-compatible API of `agent/openai-server.ts` on 127.0.0.1 until interrupted. When
+ * listening it prints one JSON line on stdout (`{"url": ..., "model": ...}`), so scripts and tests
+ * can start it with `--port 0` and read the port it got.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import type { AddressInfo } from "node:net";
+import { UsageError } from "../../core/errors.ts";
+import { createOpenAiServer } from "../../agent/openai-server.ts";
+import { EmbeddedPolicy } from "../../policy/embedded.ts";
+import { numberOption, parseOptions, requireOption } from "../args.ts";
+import type { Command } from "../main.ts";
+
+const USAGE = `usage: seed serve --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--name <model>] [--seed 0] [--quiet]
+
+Serves /v1/models, /v1/completions (logprobs, echo) and /v1/chat/completions for the checkpoint.
+--port 0 picks a free port; the chosen URL is printed as one JSON line on stdout.`;
+
+export const command: Command = {
+  summary: "serve a checkpoint over an OpenAI-compatible API",
+  async run(argv) {
+    const { values } = parseOptions(argv, {
+      checkpoint: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      name: { type: "string" },
+      seed: { type: "string" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean" },
+    }, false);
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const dir = resolve(requireOption(values.checkpoint, "checkpoint"));
+    if (!existsSync(dir)) throw new UsageError(`checkpoint directory ${dir} does not exist`);
+    const port = numberOption(values.port, "port", 8000);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer in [0, 65535], got ${port}`);
+    const host = values.host ?? "127.0.0.1";
+    const modelName = values.name ?? basename(dir);
+    const policy = await EmbeddedPolicy.load(dir);
+    const tokenizerPath = join(dir, "tokenizer.json");
+    const server = createOpenAiServer(policy, {
+      modelName,
+      seed: numberOption(values.seed, "seed", 0),
+      ...(existsSync(tokenizerPath) ? { tokenizerJson: readFileSync(tokenizerPath, "utf8") } : {}),
+      ...(values.quiet ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) }),
+    });
+    await new Promise<void>((ok, fail) => {
+      server.once("error", (e: NodeJS.ErrnoException) => fail(new UsageError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`)));
+      server.listen(port, host, () => ok());
+    });
+    const address = server.address() as AddressInfo;
+    const url = `http://${host}:${address.port}/v1`;
+    process.stdout.write(JSON.stringify({ url, model: modelName, maxContext: policy.maxContext }) + "\n");
+    if (!values.quiet) process.stderr.write(`serving ${dir} as '${modelName}' at ${url} (Ctrl-C to stop)\n`);
+    await new Promise<void>((done) => {
+      const stop = () => server.close(() => done());
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    return 0;
+  },
+};
