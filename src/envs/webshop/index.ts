@@ -27,7 +27,7 @@ export type { CleanOptions } from "./catalog.ts";
 export { generateCatalog } from "./generator.ts";
 export type { GeneratorOptions, GeneratedCatalog } from "./generator.ts";
 export { deriveInstructions, productAttributePhrases, ATTRIBUTE_LEXICON } from "./derive.ts";
-export { ProductSearch, searchDocument, optionText, SEARCH_RETURN_N } from "./search-engine.ts";
+export { ProductSearch, searchDocument, optionText, cachedEnglishAnalyzer, SEARCH_RETURN_N } from "./search-engine.ts";
 export {
   renderSearchPage, renderResultsPage, renderItemPage, renderSubPage, renderDonePage, RESULTS_PER_PAGE, SUB_PAGES,
 } from "./pages.ts";
