@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { discountedReturns, grpoAdvantages, referenceGrpoOptions, stepScore, tieProbability, type AdvantageSample } from "./advantages.ts";
+import { discountedReturns, grpoAdvantages, referenceGrpoOptions, stepSamplesOf, stepScore, tieProbability, type AdvantageSample } from "./advantages.ts";
 import { gigpoAdvantages } from "./gigpo.ts";
 import { Rng } from "../core/rng.ts";
 import { ShapeError } from "../core/errors.ts";
@@ -166,4 +166,22 @@ test("GiGPO mean_norm, w = 1, gamma 0.95: A = (9.75, 5, -9.75, -5) (§15.3)", ()
   assert.deepEqual(Array.from(out.episodeAdvantages), [5, 5, -5, -5]);
   assert.deepEqual(Array.from(out.stepAdvantages), [4.75, 0, -4.75, 0]);
   assert.deepEqual(Array.from(out.advantages), [9.75, 5, -9.75, -5]);
+});
+
+test("stepSamplesOf: one sample per turn, grouped by groupIndex, penalised per invalid step", () => {
+  const turn = (valid: boolean) => ({ promptTokens: [], sampledTokens: [], sampledLogprobs: [], promptText: "", observation: "", responseText: "", actionText: "", valid, reward: 0, masked: false });
+  const traj = (g: number, m: number, ret: number, valids: boolean[]) => ({
+    envId: "alfworld", taskId: "t", groupIndex: g, memberIndex: m, seed: 0, historyMode: "window" as const, task: "", turns: valids.map(turn),
+    return: ret, success: ret > 0, score: ret > 0 ? 1 : 0, endedBy: "terminated" as const, timings: { sampleSeconds: 0, envSeconds: 0 },
+  });
+  const samples = stepSamplesOf([traj(0, 0, 10, [true, false]), traj(0, 1, 0, [true]), traj(1, 0, 0, [false])], 0.1);
+  assert.deepEqual(samples, [
+    { groupId: 0, trajId: "0/0", score: 10, episodeReturn: 10 },
+    { groupId: 0, trajId: "0/0", score: 9.9, episodeReturn: 10 },
+    { groupId: 0, trajId: "0/1", score: 0, episodeReturn: 0 },
+    { groupId: 1, trajId: "1/0", score: -0.1, episodeReturn: 0 },
+  ]);
+  const a = grpoAdvantages(samples, { eps: 0 }).advantages;
+  close(a[0]!, 1);
+  close(a[2]!, -1);
 });

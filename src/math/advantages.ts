@@ -12,6 +12,7 @@
  * - Batches are never padded with duplicated samples before the statistics.
  */
 import { ShapeError } from "../core/errors.ts";
+import type { Trajectory } from "../core/trajectory.ts";
 
 /** Options of the group normalisation. */
 export type GrpoOptions = {
@@ -79,6 +80,23 @@ export type GroupAdvantages = {
  */
 export function stepScore(episodeReturn: number, valid: boolean, penalty: number): number {
   return valid ? episodeReturn : episodeReturn - penalty;
+}
+
+/**
+ * The step-samples of a batch of trajectories, one per turn in trajectory order (in `full`
+ * history mode each action segment is a turn, so both modes give the same samples): group =
+ * `groupIndex`, trajectory = `groupIndex/memberIndex`, score = R(τ) − c_inv·(1 − valid).
+ * @param invalidPenalty c_inv: 0.1 for ALFWorld and WebShop, 0.01 for Search (ALGORITHMS.md §1)
+ */
+export function stepSamplesOf(trajectories: readonly Trajectory[], invalidPenalty: number): AdvantageSample[] {
+  return trajectories.flatMap((traj) =>
+    traj.turns.map((turn) => ({
+      groupId: traj.groupIndex,
+      trajId: `${traj.groupIndex}/${traj.memberIndex}`,
+      score: stepScore(traj.return, turn.valid, invalidPenalty),
+      episodeReturn: traj.return,
+    })),
+  );
 }
 
 /**

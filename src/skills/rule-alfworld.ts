@@ -87,10 +87,12 @@ const GRAMMAR: ReadonlyArray<[RegExp, (m: RegExpExecArray) => { verb: string; ob
 function readActs(steps: readonly SerializedStep[], success: boolean): Act[] {
   return steps.map((s, i) => {
     const text = s.action.trim().toLowerCase();
-    const next = steps[i + 1];
+    const following = steps[i + 1];
+    const next = following !== undefined && following.index === s.index + 1 ? following : undefined;
     const feedback = next?.observation.trim() ?? "";
-    // The last command has no feedback line: a success proves it worked, otherwise trust validity.
-    const worked = next === undefined ? success || s.valid : s.valid && !feedback.startsWith("Nothing happens");
+    // Without a feedback line (the last step, or one before omitted steps) a success proves the
+    // last command worked; otherwise trust validity.
+    const worked = next === undefined ? (following === undefined && success) || s.valid : s.valid && !feedback.startsWith("Nothing happens");
     for (const [re, read] of GRAMMAR) {
       const m = re.exec(text);
       if (m) return { step: i, text, ok: worked, feedback, ...read(m) };

@@ -121,3 +121,20 @@ test("the retry prompt carries the original prompt, the problem, the last 2,000 
   assert.ok(p.endsWith(SKILL_SCHEMA));
   assert.ok(parseSkill(skillTarget("Take the book straight to the sidetable.")).ok);
 });
+
+test("long observations are cut and long episodes keep step 0 and the last steps within the budget", () => {
+  const long = trajectory("find the key.", Array.from({ length: 30 }, (_, i): StepSpec => ({ obs: `Room ${i}. ${"dust ".repeat(40)}`, action: `go to room ${i + 1}` })), false);
+  const cut = serializeTrajectory(long, { maxObservationChars: 22 });
+  assert.ok(cut.text.includes("Observation: Room 3. dust dust dust [...]\n"));
+  const full = serializeTrajectory(long).text;
+  const small = serializeTrajectory(long, { maxChars: 2000 });
+  assert.ok(full.length > 2000 && small.text.length <= 2000, `${small.text.length}`);
+  const read = readSerializedTrajectory(small.text);
+  assert.ok(read.ok);
+  const idx = read.value.steps.map((s) => s.index);
+  assert.equal(idx[0], 0);
+  assert.equal(idx.at(-1), 29);
+  assert.ok(idx.length < 30 && idx.length > 3);
+  assert.match(small.text, new RegExp(`\\nOmitted: steps 1-${idx[1]! - 1}\\nStep ${idx[1]}\\n`));
+  assert.equal(serializeTrajectory(long, { maxChars: 1e9 }).text, full);
+});

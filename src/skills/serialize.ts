@@ -31,12 +31,23 @@ import { err, ok, type Result } from "../core/result.ts";
 /** Episode outcome as the analyzer is told it. */
 export type Outcome = "success" | "failure";
 
-/** Options of `serializeTrajectory`. */
+/** Options of `serializeTrajectory`. Fix them per run: Stage 1 and Stage 2 must serialize alike. */
 export type SerializeOptions = {
   /** Discount of the printed returns G_t. @default 0.95 */
   readonly gamma?: number;
   /** Print the projected action (`action`) or the whole decoded response (`response`). @default "action" */
   readonly action?: "action" | "response";
+  /**
+   * Longest observation printed; a longer one is cut and marked with ` [...]` (WebShop result
+   * pages run to thousands of characters). @default Infinity
+   */
+  readonly maxObservationChars?: number;
+  /**
+   * Budget of the whole text. Over it, step 0 (which holds the task context) and as many of the
+   * last steps as fit are kept, and an `Omitted: steps a-b` line replaces the middle, so a small
+   * model's context still sees how the episode began and ended. @default Infinity
+   */
+  readonly maxChars?: number;
 };
 
 /** A serialized trajectory and the facts the template needs alongside the text. */
@@ -50,6 +61,7 @@ export type SerializedTrajectory = {
 
 /** One step as read back from the text. */
 export type SerializedStep = {
+  /** The step's index in the episode (indices skip where an `Omitted` line stood). */
   readonly index: number;
   readonly observation: string;
   readonly action: string;
@@ -85,21 +97,34 @@ function field(name: string, value: string): string {
 export function serializeTrajectory(trajectory: Trajectory, options: SerializeOptions = {}): SerializedTrajectory {
   const gamma = options.gamma ?? 0.95;
   const view = options.action ?? "action";
+  const obsCap = options.maxObservationChars ?? Infinity;
   const returns = returnsOf(trajectory.turns.map((t) => t.reward), gamma);
-  const lines = [field("Task", trajectory.task)];
-  trajectory.turns.forEach((turn, i) => {
-    lines.push(
+  const head = field("Task", trajectory.task);
+  const blocks = trajectory.turns.map((turn, i) => {
+    const observation = turn.observation.length > obsCap ? `${turn.observation.slice(0, obsCap)} [...]` : turn.observation;
+    return [
       `Step ${i}`,
-      field("Observation", turn.observation),
+      field("Observation", observation),
       field("Action", view === "action" ? turn.actionText : turn.responseText),
       `Action valid: ${turn.valid}`,
       `Reward: ${turn.reward.toFixed(6)}`,
       `Return: ${returns[i]!.toFixed(6)}`,
-    );
+    ].join("\n");
   });
   const outcome: Outcome = trajectory.success ? "success" : "failure";
-  lines.push(`Outcome: ${outcome}`);
-  return { text: lines.join("\n"), task: trajectory.task, outcome, steps: trajectory.turns.length };
+  const tail = `Outcome: ${outcome}`;
+  const text = [head, ...withinBudget(blocks, options.maxChars ?? Infinity, head.length + tail.length + 2), tail].join("\n");
+  return { text, task: trajectory.task, outcome, steps: trajectory.turns.length };
+}
+
+/** Step 0 plus the longest suffix of steps that fits `budget` (minus `fixed`), with an `Omitted` line between. */
+function withinBudget(blocks: readonly string[], budget: number, fixed: number): string[] {
+  const size = (bs: readonly string[]) => bs.reduce((n, b) => n + b.length + 1, fixed);
+  if (blocks.length <= 2 || size(blocks) <= budget) return [...blocks];
+  let keepFrom = blocks.length - 1;
+  const omittedLine = (from: number) => `Omitted: steps 1-${from - 1}`;
+  while (keepFrom > 2 && size([blocks[0]!, omittedLine(keepFrom - 1), ...blocks.slice(keepFrom - 1)]) <= budget) keepFrom--;
+  return [blocks[0]!, omittedLine(keepFrom), ...blocks.slice(keepFrom)];
 }
 
 type Field = { name: string; value: string[] };
@@ -142,7 +167,8 @@ export function readSerializedTrajectory(text: string): Result<ParsedTrajectory,
   const task = take("Task");
   if (task === undefined) return err("the text does not start with a 'Task:' line");
   const steps: SerializedStep[] = [];
-  while (fs[i]?.name === "Step") {
+  while (fs[i]?.name === "Step" || fs[i]?.name === "Omitted") {
+    if (take("Omitted") !== undefined) continue;
     const index = Number(take("Step"));
     const observation = take("Observation");
     const action = take("Action");
