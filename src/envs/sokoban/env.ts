@@ -10,6 +10,9 @@ import type { Env, Observation, StepResult, TaskSpec } from "../env.ts";
 import { generateLevel, MOVES, type SokobanGenOptions } from "./generate.ts";
 import { CELL, parseGrid, renderGrid, validateLevel, type SokobanLevel } from "./level.ts";
 
+// Hot-path copies of the cell codes (a module-namespace lookup per cell costs more than the step).
+const { floor: FLOOR, target: TARGET, box: BOX, boxOnTarget: BOX_ON_TARGET, player: PLAYER } = CELL;
+
 /** Action names by gym action number (0 is the no-op). */
 export const SOKOBAN_ACTION_NAMES = ["still", "up", "down", "left", "right"] as const;
 
@@ -28,12 +31,30 @@ export type SokobanOptions = SokobanGenOptions & {
   readonly maxSteps?: number;
 };
 
+// Generated levels by seed and options. A group resets the same level 8 times and generation
+// (reverse-play search) costs far more than an episode, so recent levels are kept; levels are
+// pure functions of their key, so the cache never changes a result.
+const levelCache = new Map<string, SokobanLevel>();
+const LEVEL_CACHE_SIZE = 4096;
+
+function cachedLevel(seed: number, gen: SokobanGenOptions): SokobanLevel {
+  const key = `${seed}|${gen.rows}|${gen.cols}|${gen.boxes}|${gen.searchDepth}|${gen.walkSteps}|${gen.wander}`;
+  let level = levelCache.get(key);
+  if (level === undefined) {
+    level = generateLevel(seed, gen);
+    validateLevel(level);
+    if (levelCache.size >= LEVEL_CACHE_SIZE) levelCache.delete(levelCache.keys().next().value!);
+    levelCache.set(key, level);
+  }
+  return level;
+}
+
 /** The level of a task under the given generation options. */
 export function levelOf(task: TaskSpec, gen: SokobanGenOptions = {}): SokobanLevel {
   const p = task.payload as Partial<{ seed: unknown; level: unknown; grid: unknown }> | null;
+  if (p !== null && typeof p === "object" && typeof p.seed === "number" && Number.isInteger(p.seed)) return cachedLevel(p.seed, gen);
   let level: SokobanLevel;
-  if (p !== null && typeof p === "object" && typeof p.seed === "number" && Number.isInteger(p.seed)) level = generateLevel(p.seed, gen);
-  else if (p !== null && typeof p === "object" && typeof p.grid === "string") level = parseGrid(p.grid);
+  if (p !== null && typeof p === "object" && typeof p.grid === "string") level = parseGrid(p.grid);
   else if (p !== null && typeof p === "object" && typeof p.level === "object" && p.level !== null) level = p.level as SokobanLevel;
   else throw new DataError(`sokoban task '${task.id}' needs a payload { seed }, { level } or { grid }`);
   validateLevel(level);
@@ -63,6 +84,8 @@ export class SokobanEnv implements Env {
   private steps = 0;
   private done = true;
   private started = false;
+  // The grid only changes when the player moves; blocked moves and no-ops reuse the last text.
+  private last: Observation = { text: "", task: SOKOBAN_TASK };
 
   constructor(options: SokobanOptions = {}) {
     const { maxSteps, ...gen } = options;
@@ -77,23 +100,24 @@ export class SokobanEnv implements Env {
     this.cols = level.cols;
     this.fixed = [...level.fixed];
     this.state = [...level.state];
-    this.player = this.state.indexOf(CELL.player);
-    this.numBoxes = this.state.filter((v) => v === CELL.box || v === CELL.boxOnTarget).length;
+    this.player = this.state.indexOf(PLAYER);
+    this.numBoxes = this.state.filter((v) => v === BOX || v === BOX_ON_TARGET).length;
     this.boxesOnTarget = this.countBoxesOnTarget();
     this.steps = 0;
     this.done = false;
     this.started = true;
-    return this.observe();
+    this.last = this.observe();
+    return this.last;
   }
 
   step(action: string): StepResult {
     if (!this.started) throw new EnvStateError("sokoban: step before reset");
     if (this.done) throw new EnvStateError("sokoban: step after the episode ended; call reset");
     const index = (SOKOBAN_ACTION_NAMES as readonly string[]).indexOf(action.trim().toLowerCase());
-    let reward = -0.1;
+    let reward = -0.1, moved = false;
     if (index > 0) {
       this.steps++;
-      this.push(index);
+      moved = this.push(index);
       const onTarget = this.countBoxesOnTarget();
       if (onTarget > this.boxesOnTarget) reward += 1;
       else if (onTarget < this.boxesOnTarget) reward -= 1;
@@ -102,33 +126,35 @@ export class SokobanEnv implements Env {
     const won = this.boxesOnTarget === this.numBoxes;
     if (won) reward += 10;
     this.done = won || this.steps >= this.maxSteps;
-    return { observation: this.observe(), reward, done: this.done, won, score: won ? 1 : 0, actionRecognized: index >= 0 };
+    if (moved) this.last = this.observe();
+    return { observation: this.last, reward, done: this.done, won, score: won ? 1 : 0, actionRecognized: index >= 0 };
   }
 
   /** gym-sokoban `_push`: push a box if one is ahead and the cell behind it is free, else walk. */
-  private push(action: number): void {
+  private push(action: number): boolean {
     const [dr, dc] = MOVES[action - 1]!;
-    const r = Math.floor(this.player / this.cols), c = this.player % this.cols;
-    const inside = (rr: number, cc: number) => rr >= 0 && cc >= 0 && rr < this.rows && cc < this.cols;
-    if (!inside(r + dr, c + dc)) return;
-    const next = (r + dr) * this.cols + (c + dc);
+    const r = Math.floor(this.player / this.cols) + dr, c = (this.player % this.cols) + dc;
+    if (r < 0 || c < 0 || r >= this.rows || c >= this.cols) return false;
+    const next = r * this.cols + c;
     const s = this.state;
-    if (s[next] === CELL.box || s[next] === CELL.boxOnTarget) {
-      if (!inside(r + 2 * dr, c + 2 * dc)) return;
-      const beyond = (r + 2 * dr) * this.cols + (c + 2 * dc);
-      if (s[beyond] !== CELL.floor && s[beyond] !== CELL.target) return;
-      s[beyond] = this.fixed[beyond] === CELL.target ? CELL.boxOnTarget : CELL.box;
-    } else if (s[next] !== CELL.floor && s[next] !== CELL.target) {
-      return;
+    if (s[next] === BOX || s[next] === BOX_ON_TARGET) {
+      const rr = r + dr, cc = c + dc;
+      if (rr < 0 || cc < 0 || rr >= this.rows || cc >= this.cols) return false;
+      const beyond = rr * this.cols + cc;
+      if (s[beyond] !== FLOOR && s[beyond] !== TARGET) return false;
+      s[beyond] = this.fixed[beyond] === TARGET ? BOX_ON_TARGET : BOX;
+    } else if (s[next] !== FLOOR && s[next] !== TARGET) {
+      return false;
     }
     s[this.player] = this.fixed[this.player]!;
-    s[next] = CELL.player;
+    s[next] = PLAYER;
     this.player = next;
+    return true;
   }
 
   private countBoxesOnTarget(): number {
     let n = 0;
-    for (const v of this.state) if (v === CELL.boxOnTarget) n++;
+    for (const v of this.state) if (v === BOX_ON_TARGET) n++;
     return n;
   }
 

@@ -29,7 +29,7 @@ export function renderGrid(rows: number, cols: number, fixed: ArrayLike<number>,
     let line = "";
     for (let c = 0; c < cols; c++) {
       const i = r * cols + c;
-      const code = state[i] === CELL.player && fixed[i] === CELL.target ? CELL.playerOnTarget : state[i]!;
+      const code = state[i] === 5 && fixed[i] === 2 ? 6 : state[i]!; // player on a target renders as S
       line += CELL_TEXT[code]!;
     }
     lines.push(line);
