@@ -297,11 +297,6 @@ export class AlfworldExpert implements Expert {
   }
 }
 
-/** Expert factory for the conformance suite and demonstrations: a fresh expert per episode. */
-export function alfworldExpert(options: AlfworldExpertOptions = {}): (task: TaskSpec, seed: number) => Expert {
-  return () => new AlfworldExpert(options);
-}
-
 /** Options of the noisy expert. */
 export type AlfworldNoisyExpertOptions = AlfworldExpertOptions & {
   /** Probability of a random admissible action (never `help`). */

@@ -4,7 +4,8 @@
  * replays to a win exactly on its last command, every command admissible when sent; the task
  * sentence is one of its type's two templates with obj/recep from the directory name; the first
  * `take X from Y` names an object that starts inside Y. Split and per-type counts are exact.
- * The shipped priors table must equal what `learnPriors` computes from the training games.
+ * The shipped priors and catalogue tables must equal what `learnPriors` / `learnCatalog` count
+ * from the training games.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +14,8 @@ import { replayWalkthrough } from "./check.ts";
 import { listGames, loadGameFile, type GameRef } from "./load.ts";
 import { ALFWORLD_TRAIN_PRIORS } from "./priors-table.ts";
 import { learnPriors } from "./priors.ts";
+import { learnCatalog } from "./generator/catalog.ts";
+import { ALFRED_CATALOG } from "./generator/generate.ts";
 import type { AlfGame } from "./game.ts";
 import { TASK_LABELS, TASK_TYPES, parseTaskDir, taskSentences, type TaskType } from "./tasks.ts";
 import { alfworldAllSplitsRoot, alfworldDataRoot, NO_DATA } from "./test-data.ts";
@@ -44,7 +47,7 @@ function checkGame(ref: GameRef, game: AlfGame): string | undefined {
   return undefined;
 }
 
-function runSplit(root: string, split: string): { games: AlfGame[]; problems: string[] } {
+function runSplit(root: string, split: string): { games: AlfGame[]; refs: GameRef[]; problems: string[] } {
   const refs = listGames(root, [split]);
   assert.deepEqual(countByType(refs), EXPECTED[split], `${split}: per-type counts`);
   const games: AlfGame[] = [];
@@ -55,7 +58,7 @@ function runSplit(root: string, split: string): { games: AlfGame[]; problems: st
     const p = checkGame(ref, game);
     if (p !== undefined) problems.push(`${ref.id}: ${p}`);
   }
-  return { games, problems };
+  return { games, refs, problems };
 }
 
 const valid = alfworldDataRoot();
@@ -68,13 +71,18 @@ test("valid_seen + valid_unseen: counts, walkthroughs, task sentences, numbering
   }
 });
 
-test("train: counts, all 3,553 walkthroughs win, shipped priors equal the learned ones", { skip: valid === undefined ? NO_DATA : undefined }, (t) => {
+test("train: counts, all 3,553 walkthroughs win, shipped priors and catalogue equal the learned ones", { skip: valid === undefined ? NO_DATA : undefined }, (t) => {
   const root = alfworldAllSplitsRoot();
   if (root === undefined) {
     t.skip("the training archive could not be extracted (missing file or no tar/xz)");
     return;
   }
-  const { games, problems } = runSplit(root, "train");
+  const { games, refs, problems } = runSplit(root, "train");
   assert.deepEqual(problems, [], `train: ${problems.length} games fail`);
   assert.deepEqual(learnPriors(games), ALFWORLD_TRAIN_PRIORS);
+  const sources = games.map((game, i) => {
+    const info = parseTaskDir(basename(dirname(dirname(refs[i]!.path))))!;
+    return { game, scene: Number(info.scene), object: info.object, parent: info.parent };
+  });
+  assert.deepEqual(JSON.parse(JSON.stringify(learnCatalog(sources))), JSON.parse(JSON.stringify(ALFRED_CATALOG)));
 });

@@ -21,6 +21,7 @@ import { STATE } from "../flags.ts";
 import type { AlfGame, GameObject, Receptacle } from "../game.ts";
 import type { Formula } from "../goal.ts";
 import { demangle } from "../names.ts";
+import { learnPriors, type AlfworldPriors } from "../priors.ts";
 import { TASK_TYPES, taskSentences, type TaskType } from "../tasks.ts";
 import type { Catalog } from "./catalog.ts";
 import { ALFRED_OBJECTS } from "./catalog-objects.ts";
@@ -165,25 +166,27 @@ export function generateGame(split: GeneratedSplit, index: number, seed: number,
   const rng = Rng.from(deriveSeed(seed, "alfworld-gen", split, index));
   const type = rng.choice(o.taskTypes);
   const base = split === "valid_unseen" ? UNSEEN_LAYOUT_BASE : 0;
-  const size = o.receptacles[0] + rng.int(o.receptacles[1] - o.receptacles[0] + 1);
   const first = rng.int(o.layouts);
   for (let k = 0; k < o.layouts; k++) {
-    const layout = makeLayout(o.catalog, o.worldSeed, base + ((first + k) % o.layouts), size);
+    const layout = makeLayout(o.catalog, o.worldSeed, base + ((first + k) % o.layouts), o.receptacles);
     const combos = combosFor(o, type, layout, split);
     if (combos.length === 0) continue;
     const combo = weighted(rng, combos.map((c) => [c, o.catalog.tasks[type][`${c.object} ${c.parent} ${layout.kind}`] ?? 1] as const));
     return buildGame(o, layout, combo, rng, `generated/${seed}/${split}/${index}`);
   }
-  throw new DataError(`alfworld generator: no ${split} layout of size ${size} can host a ${type} task; enlarge the receptacle range or the layout pool`);
+  throw new DataError(`alfworld generator: no ${split} layout with ${o.receptacles.join("-")} receptacles can host a ${type} task; enlarge the receptacle range or the layout pool`);
 }
 
 function buildGame(o: Required<AlfworldGenOptions>, layout: Layout, combo: Combo, rng: Rng, id: string): AlfGame {
   const c = o.catalog;
   const used = new Set<string>();
+  // Receptacle ids depend on the layout only, so every game in the same room has the same
+  // receptacles (as ALFRED's trials of one floor plan do); objects vary per game.
+  const roomRng = Rng.from(deriveSeed(o.worldSeed, "alfworld-room-ids", layout.id, layout.receptacles.length));
   const spots = [...new Set(layout.receptacles.map((r) => r.spot))].sort((a, b) => a - b);
   const locOf = new Map(spots.map((s, i) => [s, i + 1]));
   const recDrafts = layout.receptacles.map((r) => ({
-    id: r.cls.endsWith("basin") ? coordId(rng, used, r.cls.slice(0, -5), `_bar_${r.cls}`) : coordId(rng, used, r.cls),
+    id: r.cls.endsWith("basin") ? coordId(roomRng, used, r.cls.slice(0, -5), `_bar_${r.cls}`) : coordId(roomRng, used, r.cls),
     cls: r.cls, openable: r.openable, location: locOf.get(r.spot)!,
   }));
   type ObjDraft = { id: string; cls: string; rec: number };
@@ -244,4 +247,20 @@ export function alfworldGeneratedTasks(split: GeneratedSplit, count: number, opt
     const game = generateGame(split, i, seed, options);
     return { id: game.id, split, payload: { game } };
   });
+}
+
+const priorCache = new Map<string, AlfworldPriors>();
+
+/**
+ * Class priors for the expert on generated games: learned from 256 generated training games
+ * of the same options (cached per options), the generated counterpart of ALFWORLD_TRAIN_PRIORS.
+ */
+export function generatedPriors(options: AlfworldGenOptions = {}): AlfworldPriors {
+  const key = JSON.stringify({ ...options, catalog: options.catalog === undefined ? "alfred" : "custom" });
+  let p = options.catalog === undefined ? priorCache.get(key) : undefined;
+  if (p === undefined) {
+    p = learnPriors(Array.from({ length: 256 }, (_x, i) => generateGame("train", i, 0x9e3779b9, options)));
+    if (options.catalog === undefined) priorCache.set(key, p);
+  }
+  return p;
 }

@@ -45,10 +45,11 @@ export function weighted<T>(rng: Rng, items: readonly (readonly [T, number])[]):
 
 /**
  * The layout with a given id.
- * @param size number of receptacles (at least the kind's core classes that fit)
+ * @param sizes inclusive range of the number of receptacles; the layout draws its own size
  */
-export function makeLayout(catalog: Catalog, worldSeed: number, id: number, size: number): Layout {
-  const rng = Rng.from(deriveSeed(worldSeed, "alfworld-layout", id, size));
+export function makeLayout(catalog: Catalog, worldSeed: number, id: number, sizes: readonly [number, number]): Layout {
+  const rng = Rng.from(deriveSeed(worldSeed, "alfworld-layout", id, sizes[0], sizes[1]));
+  const size = sizes[0] + rng.int(sizes[1] - sizes[0] + 1);
   const kind = weighted(rng, ROOM_KINDS.map((k) => [k, catalog.kinds[k].games] as const));
   const stats = catalog.kinds[kind];
   const classes = Object.entries(stats.receptacles).filter(([c]) => !c.includes("lamp"));
