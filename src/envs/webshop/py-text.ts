@@ -31,13 +31,26 @@ export function pyFloatRepr(x: number): string {
 }
 
 // Python's str.isspace() set (differs from JS \s: adds \x1c-\x1f and \x85, drops \ufeff).
-const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
-const ASCII_SPACE_ONLY = /^[ \n\t\f\r]+$/;
+function isPySpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
 
-/** Python's `str.strip()` with no argument. */
+/** Python's `str.strip()` with no argument (a scan from both ends; no regex, for long descriptions). */
 export function pyStrip(s: string): string {
-  return s.replace(PY_STRIP, "");
+  let a = 0, b = s.length;
+  while (a < b && isPySpace(s.charCodeAt(a))) a++;
+  while (b > a && isPySpace(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+function asciiSpaceOnly(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0c && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 /**
@@ -48,13 +61,6 @@ export function pyStrip(s: string): string {
  */
 export function textPart(s: string): string | null {
   if (s === "") return null;
-  if (ASCII_SPACE_ONLY.test(s)) return s.includes("\n") ? null : "";
+  if (asciiSpaceOnly(s)) return s.includes("\n") ? null : "";
   return pyStrip(s);
-}
-
-/** Python's `str.split()` with no argument: split on runs of whitespace, no empty items. */
-export function pySplit(s: string): string[] {
-  const out: string[] = [];
-  for (const t of pyStrip(s).split(new RegExp(`[${PY_SPACE}]+`))) if (t !== "") out.push(t);
-  return out;
 }

@@ -49,17 +49,24 @@ export function typeReward(bought: Product, goal: WebShopGoal): Pick<RewardBreak
   return { rType, queryMatch, categoryMatch, titleScore };
 }
 
+// Lower-cased title, bullets and description per product, computed once (descriptions are long).
+const lowerTexts = new WeakMap<Product, readonly string[]>();
+
+function textsOf(p: Product): readonly string[] {
+  let t = lowerTexts.get(p);
+  if (t === undefined) {
+    t = [p.title.toLowerCase(), p.bulletPoints.join(" ").toLowerCase(), p.description.toLowerCase()];
+    lowerTexts.set(p, t);
+  }
+  return t;
+}
+
 /** How many goal attributes the bought product carries (fuzzy against its attributes, else a substring of its texts). */
 export function attributeMatches(bought: Product, goal: WebShopGoal): number {
   let n = 0;
-  let texts: string[] | undefined;
   for (const g of goal.attributes) {
-    if (bought.attributes.some((p) => tokenSetRatio(p, g) > FUZZY_THRESHOLD)) {
-      n++;
-      continue;
-    }
-    texts ??= [bought.title.toLowerCase(), bought.bulletPoints.join(" ").toLowerCase(), bought.description.toLowerCase()];
-    if (texts.some((t) => t.includes(g))) n++;
+    if (bought.attributes.some((p) => tokenSetRatio(p, g) > FUZZY_THRESHOLD)) n++;
+    else if (textsOf(bought).some((t) => t.includes(g))) n++;
   }
   return n;
 }
