@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { englishAnalyzer } from "../text/analyzer.ts";
 import { loadCatalogFile, loadGoalQueryMap, loadHumanGoalTexts, loadHumanInstructionsFile } from "./data-files.ts";
 import { WebShopEnv } from "./env.ts";
-import { webshopExpert } from "./expert.ts";
+import { goalQuery, webshopExpert } from "./expert.ts";
 import { playEpisode } from "../expert.ts";
 import { ProductSearch, cachedEnglishAnalyzer, searchDocument } from "./search-engine.ts";
 import { realShop } from "./shop.ts";
@@ -63,6 +63,23 @@ test("the human files parse: 12,087 instructions, 1,506 query pairs, 12,251 anno
   assert.equal(human.size, 10136);
   assert.equal([...human.values()].reduce((s, l) => s + l.length, 0), 12251);
   assert.equal(products.filter((p) => human.has(p.asin)).length, 13);
+});
+
+test("the expert's queries resemble the human queries of goal_query_map.json (mean best Jaccard >= 0.6)", () => {
+  const pairs = loadGoalQueryMap(resolve(DIR, "goal_query_map.json"));
+  let sum = 0;
+  for (const [instruction, queries] of pairs) {
+    const mine = new Set(goalQuery(instruction).split(" "));
+    let best = 0;
+    for (const q of queries) {
+      const theirs = new Set(q.toLowerCase().split(/\s+/));
+      const inter = [...mine].filter((w) => theirs.has(w)).length;
+      best = Math.max(best, inter / new Set([...mine, ...theirs]).size);
+    }
+    sum += best;
+  }
+  // Measured 0.637 over the 1,506 pairs.
+  assert.ok(sum / pairs.size >= 0.6, `mean best Jaccard ${(sum / pairs.size).toFixed(3)}`);
 });
 
 test("a shop over the real files: derived and human goals, fixed splits, and the expert wins them", () => {

@@ -27,7 +27,7 @@ const OPENERS: readonly string[] = [
   "get me", "buy me", "show me", "looking for",
 ].toSorted((a, b) => b.length - a.length);
 
-const STOP = /\b(?:with|and|that|which|is|are|a|an|some|the|of|in|for|it|to)\b/g;
+const STOP = /\b(?:with|and|that|which|is|are|a|an|some|the|of|in|for|it|to|my|me|i|im|also|please|would|like|want|need)\b/g;
 
 /**
  * The search keywords the expert derives from an instruction: lower-cased, without the opening
