@@ -13,3 +13,5 @@ export { ToyHouse, TOY_TASK } from "./toy-house.ts";
 export { runEnvConformance, envConformanceChecks, fuzzActions, ADVERSARIAL_ACTIONS, type EnvConformanceCase, type EnvConformanceCheck } from "./env-conformance.ts";
 /** Finite-difference check of a loss's gradient with respect to the log-probs. */
 export { gradCheck, type GradCheckReport } from "./grad-check.ts";
+/** The conformance suite every policy runs (scripted, embedded, remote). */
+export { runPolicyConformance, type PolicyConformanceCase, type PolicyConformanceCheck } from "./policy-conformance.ts";
