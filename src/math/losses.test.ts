@@ -65,3 +65,11 @@ test("loss names from strings: valid ones pass, unknown ones list the catalogue"
     assert.match(bad.error.message, /unknown loss term 'gated-opd'; valid: policy-gradient, kl, opd, skill-sd, nll/);
   }
 });
+
+test("a misspelt name in TypeScript does not compile (checked by the typecheck step of npm test)", () => {
+  const neverCalled = () => {
+    // @ts-expect-error "gated-opd" is not a loss term
+    combineLosses([{ name: "gated-opd", coef: 1 }], { batch: batchFromLengths([1]), policyLogprobs: [0] });
+  };
+  assert.equal(typeof neverCalled, "function");
+});

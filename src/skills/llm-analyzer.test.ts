@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { batchOf, llmAnalyzer, type BatchComplete } from "./llm-analyzer.ts";
+import { batchLlmAnalyzer, batchOf, llmAnalyzer, type BatchComplete } from "./llm-analyzer.ts";
 import { analysisMetrics, skillTexts, skillValidity } from "./analyzer.ts";
 import { analyzerPrompt } from "./template.ts";
 import type { SerializedTrajectory } from "./serialize.ts";
@@ -25,7 +25,7 @@ function scripted(script: (prompt: string, call: number) => string) {
 
 test("a valid first answer is accepted in one attempt; the prompt is the Stage-1 template", async () => {
   const { complete, prompts } = scripted(() => '{"skill": "Open the fridge before looking inside it."}');
-  const [a] = await llmAnalyzer(complete).analyze([traj(1)]);
+  const [a] = await batchLlmAnalyzer(complete).analyze([traj(1)]);
   assert.ok(a!.ok);
   assert.equal(a!.attempts, 1);
   assert.deepEqual(prompts, [[analyzerPrompt(traj(1))]]);
@@ -33,7 +33,7 @@ test("a valid first answer is accepted in one attempt; the prompt is the Stage-1
 
 test("an unusable answer is retried with the parse error, the bad answer and the schema; the repaired one is accepted", async () => {
   const { complete, prompts } = scripted((_, call) => (call === 1 ? "The agent should open the fridge." : "```json\n{'skill': 'Open the fridge before looking inside it.',}\n```"));
-  const [a] = await llmAnalyzer(complete).analyze([traj(1)]);
+  const [a] = await batchLlmAnalyzer(complete).analyze([traj(1)]);
   assert.ok(a!.ok && a!.attempts === 2 && a!.skill === "Open the fridge before looking inside it.");
   const retry = prompts[1]![0]!;
   assert.ok(retry.startsWith(analyzerPrompt(traj(1))));
@@ -44,7 +44,7 @@ test("an unusable answer is retried with the parse error, the bad answer and the
 
 test("after the last attempt a trajectory has no skill: v = 0, and its distillation mask is zero", async () => {
   const { complete, prompts } = scripted((p) => (p.includes("task 2") ? "garbage" : '{"skill": "Check every drawer before giving up."}'));
-  const out = await llmAnalyzer(complete, { attempts: 3 }).analyze([traj(1), traj(2), traj(3)]);
+  const out = await batchLlmAnalyzer(complete, { attempts: 3 }).analyze([traj(1), traj(2), traj(3)]);
   assert.deepEqual(skillValidity(out), [1, 0, 1]);
   assert.deepEqual(skillTexts(out)[1], "");
   const failed = out[1]!;
@@ -63,7 +63,7 @@ test("after the last attempt a trajectory has no skill: v = 0, and its distillat
 
 test("attempts: 1 is the paper's Stage-2 path (one greedy answer, no retry)", async () => {
   const { complete, prompts } = scripted(() => "nope");
-  const [a] = await llmAnalyzer(complete, { attempts: 1 }).analyze([traj(1)]);
+  const [a] = await batchLlmAnalyzer(complete, { attempts: 1 }).analyze([traj(1)]);
   assert.ok(!a!.ok && a!.attempts === 1);
   assert.equal(prompts.length, 1);
 });
@@ -74,18 +74,18 @@ test("a RemoteError becomes a counted 'request-failed' issue; any other error pr
     if (calls++ === 0) throw new RemoteError("HTTP 503 from http://localhost:8000/v1");
     return ps.map(() => '{"skill": "Search the countertops first."}');
   };
-  const [a] = await llmAnalyzer(flaky).analyze([traj(1)]);
+  const [a] = await batchLlmAnalyzer(flaky).analyze([traj(1)]);
   assert.ok(a!.ok && a!.attempts === 2);
   const down: BatchComplete = async () => {
     throw new RemoteError("connection refused");
   };
-  const [b] = await llmAnalyzer(down).analyze([traj(1)]);
+  const [b] = await batchLlmAnalyzer(down).analyze([traj(1)]);
   assert.ok(!b!.ok && b!.issues.every((i) => i.kind === "request-failed"));
   assert.equal(analysisMetrics([b!])["skills/issue/request-failed"], 1);
   const buggy: BatchComplete = async () => {
     throw new TypeError("bug");
   };
-  await assert.rejects(llmAnalyzer(buggy).analyze([traj(1)]), TypeError);
+  await assert.rejects(batchLlmAnalyzer(buggy).analyze([traj(1)]), TypeError);
 });
 
 test("batchOf keeps order and bounds concurrency", async () => {
@@ -101,4 +101,16 @@ test("batchOf keeps order and bounds concurrency", async () => {
   assert.deepEqual(out, ["A", "B", "C", "D", "E", "F", "G"]);
   assert.equal(peak, 3);
   assert.throws(() => batchOf(one, 0), RangeError);
+});
+
+test("llmAnalyzer takes a one-prompt complete function, as the OpenAI-compatible client offers", async () => {
+  const asked: string[] = [];
+  const analyzer = llmAnalyzer(async (prompt) => {
+    asked.push(prompt);
+    return asked.length === 1 ? "{}" : '{"skill": "Take the mug before going to the sink."}';
+  }, { concurrency: 1 });
+  const [a] = await analyzer.analyze([traj(4)]);
+  assert.ok(a!.ok && a!.attempts === 2);
+  assert.equal(asked[0], analyzerPrompt(traj(4)));
+  assert.match(asked[1]!, /has no "skill" field/);
 });

@@ -51,8 +51,17 @@ export function batchOf(complete: Complete, concurrency = 8): BatchComplete {
   };
 }
 
-/** The analyzer over a batch completion function. */
-export function llmAnalyzer(complete: BatchComplete, options: LlmAnalyzerOptions = {}): Analyzer {
+/**
+ * The analyzer over a one-prompt completion function (an OpenAI-compatible client), with at most
+ * `concurrency` requests in flight.
+ * @example llmAnalyzer((prompt) => client.complete(prompt, { temperature: 0 }), { attempts: 2 })
+ */
+export function llmAnalyzer(complete: Complete, options: LlmAnalyzerOptions & { readonly concurrency?: number } = {}): Analyzer {
+  return batchLlmAnalyzer(batchOf(complete, options.concurrency ?? 8), options);
+}
+
+/** The analyzer over a batch completion function (e.g. `policyComplete`, which samples all prompts together). */
+export function batchLlmAnalyzer(complete: BatchComplete, options: LlmAnalyzerOptions = {}): Analyzer {
   const attempts = options.attempts ?? 2;
   const limits = options.limits ?? defaultSkillLimits;
   if (!(Number.isInteger(attempts) && attempts >= 1)) throw new RangeError(`attempts must be a positive integer, got ${attempts}`);

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { policyComplete } from "./policy-complete.ts";
-import { llmAnalyzer } from "./llm-analyzer.ts";
+import { batchLlmAnalyzer } from "./llm-analyzer.ts";
 import { analyzerPrompt } from "./template.ts";
 import type { SerializedTrajectory } from "./serialize.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
@@ -16,7 +16,7 @@ test("the policy analyses with the Stage-1 template as one greedy user turn, and
   const policy = new ScriptedPolicy(['{"skill": "Look inside the drawers before giving up."}', "not json"]);
   const chat = new ChatFormat(policy.tokenizer);
   const { complete, stats } = policyComplete(policy, chat, { seed: 5 });
-  const out = await llmAnalyzer(complete, { attempts: 1 }).analyze([traj("a"), traj("b")]);
+  const out = await batchLlmAnalyzer(complete, { attempts: 1 }).analyze([traj("a"), traj("b")]);
   assert.ok(out[0]!.ok && out[0]!.skill === "Look inside the drawers before giving up.");
   assert.ok(!out[1]!.ok);
   const req = policy.calls[0]!.request;
@@ -32,7 +32,7 @@ test("a prompt that does not fit the context is not sent; it gets no skill and i
   const chat = new ChatFormat(policy.tokenizer);
   const { complete, stats } = policyComplete(policy, chat, { seed: 1, maxTokens: 64 });
   const long = traj("x ".repeat(400));
-  const out = await llmAnalyzer(complete, { attempts: 1 }).analyze([long, traj("short")]);
+  const out = await batchLlmAnalyzer(complete, { attempts: 1 }).analyze([long, traj("short")]);
   assert.deepEqual(out.map((a) => a.ok), [false, true]);
   assert.equal(stats.overLength, 1);
   assert.equal(policy.calls.length, 1);

@@ -2,7 +2,7 @@
  * The policy in its analyzer role (SEED Stage 2): a `BatchComplete` that chat-templates each
  * analyzer prompt as one user turn (the same ChatML template the actor's prompts use), samples
  * the policy greedily (temperature 0, as the reference's analyzer), and decodes the response.
- * Pass the result to `llmAnalyzer` with the Stage-1 template and you have A_θold. Uses only the
+ * Pass the result to `batchLlmAnalyzer` with the Stage-1 template and you have A_θold. Uses only the
  * `Policy` interface, so the embedded engine and a remote server serve alike.
  *
  * A prompt whose ids leave no room for `maxTokens` new tokens within the policy's context is not
@@ -30,7 +30,7 @@ export type PolicyCompletion = { readonly complete: BatchComplete; readonly stat
 /**
  * @example
  * const { complete, stats } = policyComplete(oldPolicy, chat, { seed: deriveSeed(run.seed, "analyze", update) });
- * const analyses = await llmAnalyzer(complete, { attempts: 1 }).analyze(serialized);
+ * const analyses = await batchLlmAnalyzer(complete, { attempts: 1 }).analyze(serialized);
  */
 export function policyComplete(policy: Policy, chat: ChatFormat, options: PolicyCompleteOptions): PolicyCompletion {
   const maxTokens = options.maxTokens ?? 256;

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readSerializedTrajectory, serializeTrajectory } from "./serialize.ts";
-import { analyzerPrompt, retryPrompt, skillTarget, SKILL_SCHEMA } from "./template.ts";
+import { analyzerPrompt, retryPrompt, sftExample, skillTarget, SKILL_SCHEMA } from "./template.ts";
 import { parseSkill } from "./parse-skill.ts";
 import { discountedReturns } from "../math/advantages.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
@@ -110,6 +110,7 @@ test("the analyzer template is fixed: a golden copy guards Stage-1 / Stage-2 agr
   ].join("\n");
   assert.equal(analyzerPrompt(s), golden);
   assert.match(analyzerPrompt(serializeTrajectory(traj)), /The agent succeeded\. Turn this episode into a reusable workflow/);
+  assert.deepEqual(sftExample(s, " Open drawers before searching them. "), { prompt: golden, target: '{"skill":"Open drawers before searching them."}' });
 });
 
 test("the retry prompt carries the original prompt, the problem, the last 2,000 characters of the answer and the schema", () => {

@@ -75,6 +75,14 @@ export function skillTarget(skill: string): string {
   return JSON.stringify({ [SKILL_KEY]: skill.trim() });
 }
 
+/**
+ * One Stage-1 SFT example: the analyzer prompt and the target answer. Train with the NLL on the
+ * target tokens only; the prompt is exactly what the policy will see in its Stage-2 analyzer role.
+ */
+export function sftExample(trajectory: SerializedTrajectory, skill: string, limits: SkillLimits = defaultSkillLimits): { prompt: string; target: string } {
+  return { prompt: analyzerPrompt(trajectory, limits), target: skillTarget(skill) };
+}
+
 /** How much of a bad answer the retry prompt quotes (the reference's 2,000 characters). */
 export const RETRY_QUOTE_CHARS = 2000;
 
