@@ -34,6 +34,11 @@ export type ScriptedPolicyOptions = {
   readonly appendStop?: boolean;
 };
 
+/** log(1/n), with +0 (not -0) for a single choice so JSON dumps round-trip. */
+function uniformLogprob(n: number): number {
+  return n === 1 ? 0 : -Math.log(n);
+}
+
 /** A policy whose responses come from a script, one step per sampled sequence. */
 export class ScriptedPolicy implements Policy {
   readonly tokenizer: Tokenizer;
@@ -95,7 +100,7 @@ export class ScriptedPolicy implements Policy {
       if (allowed !== null && !allowed.includes(tokens[i]!)) {
         throw new ScriptError(`scripted token ${tokens[i]} at position ${i} is outside the action mask (${allowed.length} allowed)`);
       }
-      logprobs.push(-Math.log(allowed === null ? this.tokenizer.vocabSize : allowed.length));
+      logprobs.push(uniformLogprob(allowed === null ? this.tokenizer.vocabSize : allowed.length));
     }
     return { tokens, logprobs, finishReason };
   }
@@ -105,7 +110,7 @@ export class ScriptedPolicy implements Policy {
       const out = new Float32Array(r.tokens.length - r.start);
       for (let i = 0; i < out.length; i++) {
         const allowed = r.allowed?.[i] ?? null;
-        out[i] = -Math.log(allowed === null ? this.tokenizer.vocabSize : allowed.length);
+        out[i] = uniformLogprob(allowed === null ? this.tokenizer.vocabSize : allowed.length);
       }
       return out;
     });
