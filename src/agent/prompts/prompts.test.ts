@@ -80,3 +80,19 @@ test("Sokoban history shows capitalised moves; EZPoints never shows history", ()
   const o = observations.ezpoints;
   assert.equal(renderers.ezpoints.window({ task: o.task, step: 3, observation: o, history: history(3) }, 4), renderers.ezpoints.first({ task: o.task, step: 3, observation: o, history: [] }));
 });
+
+test("the skill function H puts its block after each prompt's task line, before the instruction", async () => {
+  const { applySkill } = await import("../../skills/context.ts");
+  for (const [id, r] of Object.entries(renderers)) {
+    const o = observations[id as keyof typeof renderers];
+    for (const step of [0, 2]) {
+      const text = r.window({ task: o.task, step, observation: o, history: history(step) }, 4);
+      const withSkill = applySkill(text, "SKILL-TEXT", "insert");
+      const block = withSkill.indexOf("**Episode-Level Skill**");
+      assert.ok(block > 0, `${id} step ${step}`);
+      assert.ok(block < withSkill.indexOf("Now it's your turn"), `${id} step ${step}: block before the instruction`);
+      const before = withSkill.slice(0, block);
+      assert.match(before, /(Your task is to:|Your question:|Your goal is to)[^\n]*\n\n$/, `${id} step ${step}: right after the task line`);
+    }
+  }
+});
