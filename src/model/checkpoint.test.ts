@@ -10,6 +10,7 @@ import { ParamStore } from "./params.ts";
 import { CHECKPOINT_FORMAT_VERSION, loadCheckpoint, saveCheckpoint, type OptimizerState } from "./checkpoint.ts";
 import { writeSafetensors } from "./safetensors.ts";
 import { trainBpe } from "./tokenizer/train.ts";
+import { Transformer } from "./transformer.ts";
 import { tokenizerJsonText } from "./tokenizer/hf-json.ts";
 
 const root = mkdtempSync(join(tmpdir(), "seed-ckpt-"));
@@ -150,4 +151,17 @@ test("mismatched, missing and corrupt parts give CheckpointErrors naming the fil
   expectError(() => loadCheckpoint(dir), "bad", /neither model\.safetensors nor/);
   expectError(() => loadCheckpoint(join(root, "nowhere")), "nowhere", /no such checkpoint directory/);
   assert.ok(!existsSync(join(root, "nowhere")));
+});
+
+test("the format-version-1 fixture still loads and computes what it computed when written", () => {
+  // Written by an early version of this code: a 1-layer model after one AdamW step, with the
+  // log-probs of `extra.tokens` it gave then. Keep this fixture; add one per new formatVersion.
+  const ck = loadCheckpoint(join(import.meta.dirname, "testdata", "checkpoint-v1"));
+  assert.equal(ck.optimizer!.step, 1);
+  assert.deepEqual(ck.state!.rng["data"], Rng.from(7).state());
+  const extra = ck.state!.extra as { tokens: number[]; logprobs: number[] };
+  const model = new Transformer(ck.config, ck.params);
+  const [lp] = model.logprobs([{ tokens: extra.tokens, start: 1 }]);
+  for (let i = 0; i < lp!.length; i++) assert.ok(Math.abs(lp![i]! - extra.logprobs[i]!) < 1e-4, `position ${i}`);
+  assert.equal(ck.tokenizer!.decode(extra.tokens), "go to desk 1. open drawer 2.");
 });
