@@ -6,6 +6,7 @@
  * ours. Log the skill every sample saw: one public reproduction lost 8 points because only the
  * general skills were loaded (`ZJU-REAL/SDAR#35`).
  */
+import { applySkill, type SkillContextMode } from "./context.ts";
 import { parseAlfworldTask, type AlfworldTaskKind } from "./rule-alfworld.ts";
 
 /** Skills that hold in every environment. */
@@ -63,4 +64,17 @@ export function taskTypeSkill(envId: string, task: string, taskId = ""): string 
 export function librarySkill(envId: string, task: string, taskId = ""): string {
   const specific = taskTypeSkill(envId, task, taskId);
   return [...generalSkills, ...(specific === undefined ? [] : [specific])].join(" ");
+}
+
+/**
+ * The rollout prompt transform of Skill-GRPO (the library skill in the *student* context during
+ * rollouts): pass it as the agent's `promptTransform`. The task type comes from the task id (the
+ * ALFWorld game path) or, failing that, from a task line in the prompt.
+ * @default mode "prepend" (Variant B, as the reference's Skill-GRPO)
+ */
+export function librarySkillTransform(envId: string, mode: SkillContextMode = "prepend"): (promptText: string, trajectory: { readonly taskId: string }) => string {
+  return (promptText, trajectory) => {
+    const task = /Your task is to: (.+)/.exec(promptText)?.[1] ?? "";
+    return applySkill(promptText, librarySkill(envId, task, trajectory.taskId), mode);
+  };
 }
