@@ -6,7 +6,9 @@ import { Rng, deriveSeed } from "../../core/rng.ts";
 import { NoisyExpert, playEpisode } from "../expert.ts";
 import { WebShopEnv } from "./env.ts";
 import { goalQuery, webshopExpert, webshopRandomAction } from "./expert.ts";
-import { generatedShop } from "./shop.ts";
+import { cleanProducts, productPrices } from "./catalog.ts";
+import { humanGoals } from "./goals.ts";
+import { Shop, generatedShop } from "./shop.ts";
 import { measureWebShopSpeed } from "./speed.ts";
 
 test("goalQuery drops the request, price clause, option names and linking words", () => {
@@ -29,6 +31,25 @@ test("the expert wins every goal of generated shops (two seeds, all splits)", ()
     }
     assert.equal(won, tasks.length, `seed ${seed}: expert won ${won}/${tasks.length}`);
   }
+});
+
+test("on a human goal the expert picks the product's spelling of each goal option, as the reward compares them", () => {
+  const products = cleanProducts([{
+    asin: "B0LOAFER01", name: "Walkabout Leather Loafers", full_description: "Loafers with rubber soles.",
+    small_description: ["Rubber sole"], pricing: "$40.00", product_category: "Shoes › Men › Loafers", category: "fashion", query: "loafers",
+    customization_options: { Color: [{ value: "Brown2201" }, { value: "Black1901" }], Size: [{ value: "9" }, { value: "10.5" }] },
+  }]);
+  const prices = productPrices(products, 0);
+  const human = new Map([["B0LOAFER01", [{
+    asin: "B0LOAFER01", instruction: "i want black loafers with rubber soles in size 10.5.", instructionAttributes: ["rubber sole"],
+    instructionOptions: ["black", "10.5"], productAttributes: [],
+  }]]]);
+  const shop = new Shop({ name: "loafers", products, prices, goals: humanGoals(products, prices, human, 0), layout: { testSize: 1, trainStart: 1 } });
+  const task = shop.task(0);
+  const expert = webshopExpert(task, 0);
+  const ep = playEpisode(new WebShopEnv(shop), task, 0, (obs) => expert.act(obs));
+  assert.deepEqual(ep.steps.map((s) => s.action).slice(1), ["click[b0loafer01]", "click[black1901]", "click[10.5]", "click[buy now]"]);
+  assert.equal(ep.won, true);
 });
 
 test("the noisy expert is reproducible per seed and wins less often than the expert, but often", () => {

@@ -11,6 +11,7 @@
 import type { Rng } from "../../core/rng.ts";
 import type { Observation, TaskSpec } from "../env.ts";
 import type { Expert, RandomAction } from "../expert.ts";
+import { normalizeColor } from "./colors.ts";
 import { tokenSetRatio } from "./fuzz.ts";
 import { SEARCH_ACTION, parseAction } from "./env.ts";
 import { textPart } from "./py-text.ts";
@@ -58,7 +59,8 @@ function optionTargets(goal: WebShopGoal, productOptions: readonly string[]): st
     let best: string | undefined;
     let bestScore = 85;
     for (const v of productOptions) {
-      const sc = tokenSetRatio(v, want);
+      // Compared as the reward compares them: after colour normalisation.
+      const sc = tokenSetRatio(normalizeColor(v), normalizeColor(want));
       if (sc > bestScore) [best, bestScore] = [v, sc];
     }
     if (best !== undefined) out.push(best);

@@ -76,7 +76,8 @@ export class Shop {
 
   /**
    * The tasks of a split in index order (the first `count` if given). `test` is the fixed
-   * evaluation set: goal indices [0, testSize).
+   * evaluation set: goal indices [0, testSize). As upstream, splits are by goal index, so one
+   * product can have goals (other option combinations) in both splits.
    */
   tasks(split: string, count?: number): TaskSpec[] {
     if (!(GOAL_SPLITS as readonly string[]).includes(split)) throw new UsageError(`webshop has no split '${split}' (one of ${GOAL_SPLITS.join(", ")})`);
