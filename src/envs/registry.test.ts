@@ -55,7 +55,9 @@ test("dataPath switches Search-QA tasks to the real question sets", { skip: exis
   assert.equal(nq[0]!.split, "nq");
   assert.equal(taskSource("search", "bamboogle", { dataPath: resolve(DATA, "search-qa") }).length, 125);
   assert.throws(() => taskSource("search", "triviaqa", { dataPath: resolve(DATA, "search-qa") }), /no question set 'triviaqa'.*bamboogle/);
-  const env = makeEnv("search", { corpus: resolve(DATA, "search-qa/wiki18_sample_1000.jsonl") });
-  env.reset(nq[0]!, 0);
-  assert.match(env.step("<search>Evan Morris</search>").observation.text, /^<information>\{"result": "Doc 1: \\"Evan Morris\\"/);
+  for (const options of [{ corpus: resolve(DATA, "search-qa/wiki18_sample_1000.jsonl") }, { dataPath: resolve(DATA, "search-qa") }]) {
+    const env = makeEnv("search", options);
+    env.reset(nq[0]!, 0);
+    assert.match(env.step("<search>Evan Morris</search>").observation.text, /^<information>\{"result": "Doc 1: \\"Evan Morris\\"/);
+  }
 });

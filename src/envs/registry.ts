@@ -14,7 +14,9 @@ import { Rng, deriveSeed } from "../core/rng.ts";
 import type { Env, TaskSpec } from "./env.ts";
 import { NoisyExpert, randomAdmissible, type Expert, type ExpertFactory, type RandomAction } from "./expert.ts";
 import { EzPointsEnv, ezpointsExpert, ezpointsRandomAction } from "./ezpoints/index.ts";
-import { loadQaSet, makeSearchEnv, Bm25Retriever, loadCorpus, RemoteRetriever, searchExpert, searchRandomAction, syntheticSearchTasks } from "./search/index.ts";
+import {
+  Bm25Retriever, loadCorpus, loadQaSet, makeSearchEnv, RemoteRetriever, searchExpert, searchRandomAction, syntheticSearchTasks, type Retriever,
+} from "./search/index.ts";
 import { seedTasks } from "./seed-tasks.ts";
 import { SokobanEnv, sokobanExpert } from "./sokoban/index.ts";
 import { generatedShop, realShop, WebShopEnv, webshopExpert, webshopRandomAction, type Shop } from "./webshop/index.ts";
@@ -35,7 +37,8 @@ export type EnvOptions = {
   /**
    * Real benchmark data instead of the generated world: WebShop's folder (holding
    * `items_shuffle_1000.json`, optionally `items_human_ins.json`); Search-QA's folder of question
-   * sets (tasks only; the split is the dataset name, `nq`, `hotpotqa`, ...) or one file.
+   * sets (the split is the dataset name, `nq`, `hotpotqa`, ...; the environment then searches the
+   * folder's `wiki*.jsonl` corpus unless `corpus` or `retrieverUrl` is given) or one file.
    */
   readonly dataPath?: string;
   /** Search-QA: a Search-R1 JSONL corpus to search with BM25 instead of the generated one. */
@@ -106,6 +109,31 @@ function qaFile(dataPath: string, split: string): string {
   return join(dataPath, match);
 }
 
+// One retriever per corpus file or URL: rollouts build an environment per episode, and the
+// episodes of a batch must share one HTTP client for their prefetches to be coalesced.
+const retrievers = new Map<string, Retriever>();
+
+/**
+ * The retriever of Search-QA options: a remote endpoint, a corpus file, the wiki-18 sample of a
+ * data folder, or undefined for the generated knowledge base.
+ */
+function searchRetriever(o: EnvOptions): Retriever | undefined {
+  if (o.corpus !== undefined && o.retrieverUrl !== undefined) throw new UsageError("give corpus or retrieverUrl, not both");
+  let corpus = o.corpus;
+  if (corpus === undefined && o.retrieverUrl === undefined && o.dataPath !== undefined && existsSync(o.dataPath) && statSync(o.dataPath).isDirectory()) {
+    const wiki = readdirSync(o.dataPath).filter((f) => f.startsWith("wiki") && f.endsWith(".jsonl")).sort()[0];
+    if (wiki !== undefined) corpus = join(o.dataPath, wiki);
+  }
+  const key = o.retrieverUrl !== undefined ? `url:${o.retrieverUrl}` : corpus !== undefined ? `corpus:${corpus}` : undefined;
+  if (key === undefined) return undefined;
+  let r = retrievers.get(key);
+  if (r === undefined) {
+    r = o.retrieverUrl !== undefined ? new RemoteRetriever(o.retrieverUrl) : new Bm25Retriever(loadCorpus(corpus!));
+    retrievers.set(key, r);
+  }
+  return r;
+}
+
 function limit(tasks: TaskSpec[], count: number | undefined): TaskSpec[] {
   return count === undefined ? tasks : tasks.slice(0, count);
 }
@@ -138,9 +166,7 @@ export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
     splits: ["train", "test"],
     evalSplits: ["test"],
     makeEnv: (o) => {
-      if (o.corpus !== undefined && o.retrieverUrl !== undefined) throw new UsageError("give corpus or retrieverUrl, not both");
-      const retriever = o.retrieverUrl !== undefined ? new RemoteRetriever(o.retrieverUrl)
-        : o.corpus !== undefined ? new Bm25Retriever(loadCorpus(o.corpus)) : undefined;
+      const retriever = searchRetriever(o);
       return makeSearchEnv({ seed: o.seed ?? 0, ...(retriever ? { retriever } : {}), ...(o.maxSteps === undefined ? {} : { maxTurns: o.maxSteps }) });
     },
     tasks: (split, o) => o.dataPath === undefined

@@ -184,21 +184,27 @@ export const envConformanceChecks: Readonly<Record<EnvConformanceCheck, (c: EnvC
   "adversarial-actions"(c) {
     const env = c.makeEnv();
     const actions = [...ADVERSARIAL_ACTIONS, ...fuzzActions(0, 24)];
+    const seed = seedsOf(c)[0] ?? 0;
     for (const task of c.tasks) {
-      const seed = seedsOf(c)[0] ?? 0;
-      for (const [i, action] of actions.entries()) {
-        const before = env.reset(task, seed);
-        const where = `${task.id} adversarial #${i} (${JSON.stringify(action.slice(0, 40))})`;
-        let r: StepResult;
-        try {
-          r = env.step(action);
-        } catch (e) {
-          assert.fail(`${where}: step threw ${(e as Error).name}: ${(e as Error).message}`);
+      // Each string is tried right after reset and again in mid-episode, after two seeded random
+      // steps, so the invalid-action answer is checked on a state the episode has changed.
+      for (const progress of [0, 2]) {
+        const prefix = randomTranscript(c.makeEnv(), c, task, seed, 7).steps.slice(0, progress).filter((_, i, all) => !all[i]!.result.done);
+        for (const [i, action] of actions.entries()) {
+          let before = env.reset(task, seed);
+          for (const s of prefix) before = env.step(s.action).observation;
+          const where = `${task.id} after ${prefix.length} steps, adversarial #${i} (${JSON.stringify(action.slice(0, 40))})`;
+          let r: StepResult;
+          try {
+            r = env.step(action);
+          } catch (e) {
+            assert.fail(`${where}: step threw ${(e as Error).name}: ${(e as Error).message}`);
+          }
+          checkStep(env, r, where);
+          assert.equal(r.actionRecognized, false, `${where}: the action is not recognised`);
+          assert.equal(r.observation.text, c.invalidObservation(before), `${where}: the benchmark's invalid-action answer`);
+          assert.equal(r.won, false, `${where}: an invalid action never wins`);
         }
-        checkStep(env, r, where);
-        assert.equal(r.actionRecognized, false, `${where}: the action is not recognised`);
-        assert.equal(r.observation.text, c.invalidObservation(before), `${where}: the benchmark's invalid-action answer`);
-        assert.equal(r.won, false, `${where}: an invalid action never wins`);
       }
     }
   },
