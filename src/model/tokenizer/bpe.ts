@@ -11,7 +11,7 @@
  */
 import { CheckpointError, ShapeError } from "../../core/errors.ts";
 import { BYTE_TO_CHAR, symbolsToBytes } from "./byte-level.ts";
-import { splitPieces, translateHfPattern } from "./pretokenize.ts";
+import { translateHfPattern } from "./pretokenize.ts";
 
 /** A token matched on the raw text before pre-tokenization (chat markers, agent tags). */
 export type AddedToken = {
@@ -209,15 +209,30 @@ export class BpeTokenizer {
   private encodeOrdinary(segment: string, out: number[]): void {
     let text = this.spec.normalizer === null ? segment : segment.normalize(this.spec.normalizer);
     if (this.spec.addPrefixSpace && text.length > 0 && !/^\s/u.test(text)) text = " " + text;
-    for (const piece of splitPieces(text, this.regex)) {
-      let ids = this.cache.get(piece);
-      if (ids === undefined) {
-        ids = this.bpe(ENCODER.encode(piece));
-        if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-        this.cache.set(piece, ids);
+    // The loop of `splitPieces`, inlined: no array of pieces per segment (encode is hot).
+    const re = this.regex;
+    re.lastIndex = 0;
+    let last = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
       }
-      for (const id of ids) out.push(id);
+      if (m.index > last) this.encodePiece(text.slice(last, m.index), out);
+      this.encodePiece(m[0], out);
+      last = m.index + m[0].length;
     }
+    if (last < text.length) this.encodePiece(text.slice(last), out);
+  }
+
+  private encodePiece(piece: string, out: number[]): void {
+    let ids = this.cache.get(piece);
+    if (ids === undefined) {
+      ids = this.bpe(ENCODER.encode(piece));
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(piece, ids);
+    }
+    for (let i = 0; i < ids.length; i++) out.push(ids[i]!);
   }
 
   /** Applies merges by rank: repeatedly merge every occurrence of the lowest-ranked pair. */
