@@ -11,7 +11,7 @@ import { runEnvConformance } from "../../testing/env-conformance.ts";
 import { NoisyExpert, playEpisode } from "../expert.ts";
 import type { TaskSpec } from "../env.ts";
 import {
-  Bm25Retriever, generateKnowledgeBase, informationText, loadCorpus, loadQaSet, makeSearchEnv, NO_RESULTS, parseCorpus,
+  exactMatch, normalizeAnswer, Bm25Retriever, generateKnowledgeBase, informationText, loadCorpus, loadQaSet, makeSearchEnv, NO_RESULTS, parseCorpus,
   parseQaSet, parseSearchAction, SearchEnv, searchExpert, searchRandomAction, syntheticSearchTasks, type SearchPayload,
 } from "./index.ts";
 
@@ -57,10 +57,13 @@ test("the five QA sets load with their counts; NQ answers are lists, the others 
     for (const t of tasks) {
       const p = t.payload as SearchPayload;
       assert.ok(p.question.endsWith("?") && p.answers.length > 0, `${t.id}`);
+      // Every gold answer scores against its own set, in any of its forms.
+      for (const a of p.answers) assert.equal(exactMatch(`  ${a.toUpperCase()}. `, p.answers), normalizeAnswer(a) === normalizeAnswer(a.toUpperCase()) ? 1 : 0, `${t.id}: ${a}`);
     }
   }
   const nq = loadQaSet(join(DATA, "nq_test.json"));
   assert.equal(nq[0]!.id, "nq/0");
+  assert.equal(exactMatch("December 1972", (nq[0]!.payload as SearchPayload).answers), 1, "any NQ alias scores");
   assert.equal((nq[0]!.payload as SearchPayload).question, "when was the last time anyone was on the moon?");
   // The file holds ids test_0..test_16: 17 rows, although its name and §0.1 say 16.
   const flash = loadQaSet(join(DATA, "flashrag_nq_sample16.jsonl"));
