@@ -12,6 +12,7 @@ import { trainBpe } from "../../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { RemotePolicy } from "../../policy/remote.ts";
 import { ChatFormat } from "../../agent/chat-format.ts";
+import { readTrajectories } from "../../agent/jsonl.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 const seedBin = join(root, "bin/seed.js");
@@ -71,6 +72,16 @@ test("seed serve in its own process: RemotePolicy log-probs agree with the embed
     assert.ok(summary["success_rate"]! >= 0 && summary["success_rate"]! <= 1);
     assert.ok(summary["valid_action_rate"]! >= 0 && summary["valid_action_rate"]! <= 1);
     assert.ok(summary["mean_length"]! > 0);
+
+    // The same checkpoint evaluated in-process, full history, with a samples dump.
+    const dump = join(dir, "samples.jsonl");
+    const inProcess = spawnSync(process.execPath, [seedBin, "eval", "--checkpoint", dir, "--env", "ezpoints", "--episodes", "2", "--history", "full", "--max-action-tokens", "8", "--samples", dump, "--json"], { cwd: root, encoding: "utf8", timeout: 90_000 });
+    assert.equal(inProcess.status, 0, inProcess.stderr);
+    const own = JSON.parse(inProcess.stdout.trim()) as Record<string, number>;
+    assert.equal(own["episodes"], 2);
+    const dumped = readTrajectories(dump);
+    assert.equal(dumped.length, 2);
+    assert.ok(dumped.every((t) => t.historyMode === "full" && t.envId === "ezpoints"));
   } finally {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
