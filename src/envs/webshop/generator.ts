@@ -145,16 +145,18 @@ export function generateCatalog(options_: GeneratorOptions = {}): GeneratedCatal
     const { c, type } = i < types.length ? types[(i * 7) % types.length]! : rng.choice(types);
     const asin = asinOf(rng, used);
     const brand = brandName(rng);
-    const attrs = sample(rng, c.attributes, 2 + rng.int(2));
-    const descriptor = rng.choice(type.descriptors);
+    const attrs = sample(rng, type.attributes, 2 + rng.int(2));
+    // A descriptor that repeats an attribute ("Quick Dry Quick Dry") is skipped.
+    const fresh = type.descriptors.filter((d) => !attrs.some((a) => a.includes(d) || d.includes(a)));
+    const descriptor = rng.choice(fresh.length > 0 ? fresh : type.descriptors);
     const price = pricing(rng, type, o);
     const extra = rng.choice(["", "", ` for ${rng.choice(["Men", "Women", "Home", "Travel", "Everyday Use", "Gifts"])}`]);
     const name = `${brand} ${titleCase(attrs.join(" "))} ${titleCase(descriptor)} ${titleCase(type.noun)}${extra}`;
     const description =
-      `The ${brand} ${descriptor} ${type.noun} is ${attrs.slice(0, -1).join(", ")} and ${attrs[attrs.length - 1]}. ` +
+      `${brand} ${descriptor} ${type.noun}. Highlights: ${attrs.slice(0, -1).join(", ")} and ${attrs[attrs.length - 1]}. ` +
       `${rng.choice(["Built to last.", "Loved by thousands of customers.", "A simple upgrade for every day.", "Made with care."])}`;
     const bullets = [
-      ...attrs.map((a) => `${a.toUpperCase()}: this ${type.noun} is ${a}`),
+      ...attrs.map((a) => `${a.toUpperCase()}: a ${descriptor} ${type.noun} with ${a} as a key feature`),
       ...sample(rng, FILLER_BULLETS, 1 + rng.int(2)),
     ];
     records.push({
