@@ -202,6 +202,19 @@ Napi::Value LmHeadBackward(const CallbackInfo& info) {
   });
 }
 
+Napi::Value LmHeadTrain(const CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    int64_t rows = num(info, 8), D = num(info, 9), V = num(info, 10);
+    int32_t* targets = i32(info, 6, sz(rows), "targets");
+    check_targets(info, targets, rows, V);
+    Allowed a = allowed_at(info, 11, rows, V);
+    seed::lm_head_train(f32(info, 0, sz(rows), "logp"), f32(info, 1, sz(rows), "lse"), f32(info, 2, sz(rows, D), "dh"),
+                        f32(info, 3, sz(V, D), "dw"), f32(info, 4, sz(rows, D), "h"), f32(info, 5, sz(V, D), "w"), targets,
+                        f32(info, 7, sz(rows), "weights"), rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 14));
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value Adamw(const CallbackInfo& info) {
   size_t n = len_of(info, 0);
   seed::adamw(f32(info, 0, n, "p"), f32(info, 1, n, "g"), f32(info, 2, n, "m"), f32(info, 3, n, "v"), int64_t(n), dbl(info, 4),
@@ -227,6 +240,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("attentionBackward", Napi::Function::New(env, AttentionBackward));
   exports.Set("lmHeadForward", Napi::Function::New(env, LmHeadForward));
   exports.Set("lmHeadBackward", Napi::Function::New(env, LmHeadBackward));
+  exports.Set("lmHeadTrain", Napi::Function::New(env, LmHeadTrain));
   exports.Set("adamw", Napi::Function::New(env, Adamw));
   exports.Set("sumSquares", Napi::Function::New(env, SumSquares));
   return exports;

@@ -2,6 +2,7 @@
 // policy. The TypeScript facade (src/engine/engine.ts) validates every argument before any of this
 // runs; the checks in addon.cc are only a second line of defence against out-of-bounds access.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,9 +26,10 @@ inline uint16_t to_bf16(float x) {
 void convert_bf16(uint16_t* dst, const float* src, size_t n);
 
 // exp for x <= 0 in softmax-style uses (Cephes polynomial, ~1 ulp over [-87, 88]); clamps below
-// -87 to a tiny positive value rather than 0. Branch-free so loops over it vectorise.
+// -87 to a tiny positive value rather than 0. Branch-free, so loops over it vectorise
+// (given -fno-trapping-math).
 inline float fast_exp(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  x = std::min(std::max(x, -87.0f), 88.0f);
   float n = __builtin_floorf(x * 1.44269504088896341f + 0.5f);
   float r = x - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;

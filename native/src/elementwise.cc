@@ -119,7 +119,7 @@ void rope(float* x, const int32_t* positions, int64_t rows, int64_t n_heads, int
 }
 
 void swiglu_forward(float* h, const float* gate, const float* up, int64_t n) {
-#pragma omp parallel for num_threads(nthr_for(n)) schedule(static)
+#pragma omp parallel for simd num_threads(nthr_for(n)) schedule(static)
   for (int64_t i = 0; i < n; i++) {
     float g = gate[i];
     h[i] = g / (1.f + fast_exp(-g)) * up[i];
@@ -127,7 +127,7 @@ void swiglu_forward(float* h, const float* gate, const float* up, int64_t n) {
 }
 
 void swiglu_backward(float* dgate, float* dup, const float* dh, const float* gate, const float* up, int64_t n) {
-#pragma omp parallel for num_threads(nthr_for(n)) schedule(static)
+#pragma omp parallel for simd num_threads(nthr_for(n)) schedule(static)
   for (int64_t i = 0; i < n; i++) {
     float g = gate[i], s = 1.f / (1.f + fast_exp(-g));
     dup[i] = dh[i] * g * s;

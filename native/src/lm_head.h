@@ -16,4 +16,10 @@ void lm_head_backward(float* dh, float* dw, const float* h, const float* w, cons
                       const float* weights, const float* lse, int64_t rows, int64_t D, int64_t V,
                       const uint8_t* restricted, const int32_t* offsets, const int32_t* ids, bool bf16);
 
+// Forward and backward in one pass, for training where the weights are known up front: saves
+// the logits recomputation. logp, lse, dh overwritten; dw accumulated.
+void lm_head_train(float* logp, float* lse, float* dh, float* dw, const float* h, const float* w,
+                   const int32_t* targets, const float* weights, int64_t rows, int64_t D, int64_t V,
+                   const uint8_t* restricted, const int32_t* offsets, const int32_t* ids, bool bf16);
+
 }  // namespace seed

@@ -246,6 +246,27 @@ export class Engine {
     this.k.lmHeadBackward(dh, dw, h, w, targets, weights, lse, rows, dModel, vocab, allowed, dtype);
   }
 
+  /** See `Kernels.lmHeadTrain`. */
+  lmHeadTrain(logp: Float32Array, lse: Float32Array, dh: Float32Array, dw: Float32Array, h: Float32Array, w: Float32Array,
+              targets: Int32Array, weights: Float32Array, rows: number, dModel: number, vocab: number,
+              allowed: AllowedSets | null = null, dtype: MatmulDtype = "f32"): void {
+    const op = "lmHeadTrain";
+    dims(op, { rows, dModel, vocab });
+    this.dtype(op, dtype);
+    this.arr(op, "logp", logp, rows);
+    this.arr(op, "lse", lse, rows);
+    this.arr(op, "dh", dh, rows * dModel);
+    this.arr(op, "dw", dw, vocab * dModel);
+    this.arr(op, "h", h, rows * dModel);
+    this.arr(op, "w", w, vocab * dModel);
+    this.arr(op, "weights", weights, rows);
+    this.ints(op, "targets", targets, rows, 0, vocab);
+    this.allowed(op, allowed, targets, rows, vocab);
+    this.finite(op, "h", h, rows * dModel);
+    this.finite(op, "weights", weights, rows);
+    this.k.lmHeadTrain(logp, lse, dh, dw, h, w, targets, weights, rows, dModel, vocab, allowed, dtype);
+  }
+
   /** See `Kernels.adamw`. */
   adamw(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, hp: AdamWHyper): void {
     const op = "adamw";

@@ -115,6 +115,14 @@ export interface Kernels {
                  targets: Int32Array, weights: Float32Array, lse: Float32Array, rows: number,
                  dModel: number, vocab: number, allowed: AllowedSets | null, dtype: MatmulDtype): void;
 
+  /**
+   * `lmHeadForward` and `lmHeadBackward` in one pass, for training, where the weights are known
+   * before the forward: each chunk's logits are computed once. logp, lse, dh overwritten; dw accumulated.
+   */
+  lmHeadTrain(logp: Float32Array, lse: Float32Array, dh: Float32Array, dw: Float32Array, h: Float32Array,
+              w: Float32Array, targets: Int32Array, weights: Float32Array, rows: number, dModel: number,
+              vocab: number, allowed: AllowedSets | null, dtype: MatmulDtype): void;
+
   /** One fused AdamW update of a tensor in place. p, g, m, v: [n] (g read only). */
   adamw(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, hp: AdamWHyper): void;
 

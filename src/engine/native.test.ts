@@ -109,6 +109,10 @@ test("native LM head (chunked rows, allowed sets, f32 and bf16) equals the refer
       // bf16: the native backward also rounds the logit gradient to bf16, the reference does not
       const tol = dtype === "bf16" ? 1e-2 : 1e-4;
       o1.forEach((t, i) => assert.ok(relErr(t, o2[i]!) < tol, `${dtype} allowed=${al !== null} output ${i}: ${relErr(t, o2[i]!)}`));
+      // the one-pass training kernel equals forward + backward
+      const [t1] = both(() => [new Float32Array(rows), new Float32Array(rows), new Float32Array(rows * D), new Float32Array(V * D)],
+        (e, [logp, lse, dh, dw]) => e.lmHeadTrain(logp, lse, dh, dw, h, w, targets, weights, rows, D, V, al, dtype));
+      t1.forEach((t, i) => assert.ok(relErr(t, o1[i]!) < 1e-6, `lmHeadTrain ${dtype} output ${i}: ${relErr(t, o1[i]!)}`));
     }
   }
 });

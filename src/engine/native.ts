@@ -41,6 +41,8 @@ type Addon = {
                 restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
   lmHeadBackward(dh: F, dw: F, h: F, w: F, t: Int32Array, weights: F, lse: F, rows: number, d: number, v: number,
                  restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
+  lmHeadTrain(logp: F, lse: F, dh: F, dw: F, h: F, w: F, t: Int32Array, weights: F, rows: number, d: number, v: number,
+              restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
   adamw(p: F, g: F, m: F, v: F, lr: number, b1: number, b2: number, eps: number, wd: number, step: number, gradScale: number): void;
   sumSquares(x: F): number;
 };
@@ -105,6 +107,8 @@ function adapt(n: Addon): Kernels {
     lmHeadForward: (logp, lse, h, w, t, rows, d, v, allowed, dt) => n.lmHeadForward(logp, lse, h, w, t, rows, d, v, ...allowedArgs(allowed), bf(dt)),
     lmHeadBackward: (dh, dw, h, w, t, weights, lse, rows, d, v, allowed, dt) =>
       n.lmHeadBackward(dh, dw, h, w, t, weights, lse, rows, d, v, ...allowedArgs(allowed), bf(dt)),
+    lmHeadTrain: (logp, lse, dh, dw, h, w, t, weights, rows, d, v, allowed, dt) =>
+      n.lmHeadTrain(logp, lse, dh, dw, h, w, t, weights, rows, d, v, ...allowedArgs(allowed), bf(dt)),
     adamw: (p, g, m, v, hp: AdamWHyper) => n.adamw(p, g, m, v, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, hp.step, hp.gradScale),
     sumSquares: (x) => n.sumSquares(x),
   };

@@ -9,7 +9,7 @@ import { rmsnormForward, rmsnormBackward } from "./ops/rmsnorm.ts";
 import { rope } from "./ops/rope.ts";
 import { swigluForward, swigluBackward } from "./ops/swiglu.ts";
 import { attentionForward, attentionBackward } from "./ops/attention.ts";
-import { lmHeadForward, lmHeadBackward } from "./ops/lm-head.ts";
+import { lmHeadForward, lmHeadBackward, lmHeadTrain } from "./ops/lm-head.ts";
 import { adamw, sumSquares } from "./ops/adamw.ts";
 
 /** The reference kernels. */
@@ -24,6 +24,7 @@ export const referenceKernels: Kernels = {
   attentionBackward,
   lmHeadForward,
   lmHeadBackward,
+  lmHeadTrain,
   adamw,
   sumSquares,
 };

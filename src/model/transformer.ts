@@ -67,6 +67,7 @@ type ForwardState = {
   hs: Float32Array; // [M, D] scored rows of the last residual stream
   invF: Float32Array;
   hn: Float32Array; // [M, D] after the final norm
+  dhn: Float32Array | null; // [M, D] gradient w.r.t. hn (training only)
   logp: Float32Array; // [M]
   lse: Float32Array; // [M]
 };
@@ -135,7 +136,7 @@ export class Transformer {
    * Rows may have different lengths. Throws `ShapeError` / `ContextLimitError` on bad rows.
    */
   logprobs(batch: readonly ScoreRow[]): Float32Array[] {
-    const st = this.forward(batch, false);
+    const st = this.forward(packBatch(batch, this.config.vocabSize, this.config.maxContext), null);
     return split(st.logp, st.p.scoreOffsets);
   }
 
@@ -146,8 +147,7 @@ export class Transformer {
    */
   backward(batch: readonly ScoreRow[], weights: readonly Float32Array[]): Float32Array[] {
     if (weights.length !== batch.length) throw new ShapeError(`backward: ${weights.length} weight arrays for ${batch.length} rows`);
-    const st = this.forward(batch, true);
-    const { p } = st;
+    const p = packBatch(batch, this.config.vocabSize, this.config.maxContext);
     const w = new Float32Array(p.m);
     weights.forEach((wb, b) => {
       const n = p.scoreOffsets[b + 1]! - p.scoreOffsets[b]!;
@@ -155,13 +155,17 @@ export class Transformer {
       for (let i = 0; i < n; i++) if (!Number.isFinite(wb[i]!)) throw new ShapeError(`backward: row ${b} weight ${i} is ${wb[i]}`);
       w.set(wb, p.scoreOffsets[b]!);
     });
-    this.backwardFrom(st, w);
+    const st = this.forward(p, w);
+    this.backwardFrom(st);
     return split(st.logp, p.scoreOffsets);
   }
 
-  private forward(batch: readonly ScoreRow[], save: boolean): ForwardState {
-    const c = this.config, e = this.engine, dt = this.computeDtype;
-    const p = packBatch(batch, c.vocabSize, c.maxContext);
+  /**
+   * The forward pass. With `weights` (training) it saves every layer's activations and runs the
+   * LM head's backward in the same pass, leaving d(objective)/d(final-norm output) in `dhn`.
+   */
+  private forward(p: PackedBatch, weights: Float32Array | null): ForwardState {
+    const c = this.config, e = this.engine, dt = this.computeDtype, save = weights !== null;
     const N = p.n, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
     let x = new Float32Array(N * D);
     embed(x, this.params.get(GLOBAL_NAMES.embed), p.ids, D);
@@ -203,17 +207,22 @@ export class Transformer {
     for (let s = 0; s < M; s++) hs.set(x.subarray(p.scoredRows[s]! * D, (p.scoredRows[s]! + 1) * D), s * D);
     e.rmsnormForward(hn, invF, hs, this.params.get(GLOBAL_NAMES.finalNorm), M, D, c.rmsNormEps);
     const logp = new Float32Array(M), lse = new Float32Array(M);
-    e.lmHeadForward(logp, lse, hn, headWeight(this.params), p.targets, M, D, c.vocabSize, p.allowed, dt);
-    return { p, layers, hs, invF, hn, logp, lse };
+    let dhn: Float32Array | null = null;
+    if (weights === null) {
+      e.lmHeadForward(logp, lse, hn, headWeight(this.params), p.targets, M, D, c.vocabSize, p.allowed, dt);
+    } else {
+      dhn = new Float32Array(M * D);
+      e.lmHeadTrain(logp, lse, dhn, headWeight(this.grads), hn, headWeight(this.params), p.targets, weights, M, D, c.vocabSize, p.allowed, dt);
+    }
+    return { p, layers, hs, invF, hn, dhn, logp, lse };
   }
 
-  private backwardFrom(st: ForwardState, weights: Float32Array): void {
+  private backwardFrom(st: ForwardState): void {
     const c = this.config, e = this.engine, dt = this.computeDtype, g = this.grads;
     const { p } = st;
     const N = p.n, M = p.m, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
-    const dhn = new Float32Array(M * D), dhs = new Float32Array(M * D);
-    e.lmHeadBackward(dhn, headWeight(g), st.hn, headWeight(this.params), p.targets, weights, st.lse, M, D, c.vocabSize, p.allowed, dt);
-    e.rmsnormBackward(dhs, g.get(GLOBAL_NAMES.finalNorm), dhn, st.hs, this.params.get(GLOBAL_NAMES.finalNorm), st.invF, M, D);
+    const dhs = new Float32Array(M * D);
+    e.rmsnormBackward(dhs, g.get(GLOBAL_NAMES.finalNorm), st.dhn!, st.hs, this.params.get(GLOBAL_NAMES.finalNorm), st.invF, M, D);
     let dx = new Float32Array(N * D);
     for (let s = 0; s < M; s++) {
       const o = p.scoredRows[s]! * D;

@@ -69,3 +69,10 @@ export function lmHeadBackward(dh: Vec, dw: Vec, h: Vec, w: Vec, targets: Int32A
     }
   }
 }
+
+/** Forward then backward (the reference has no logits to share between them). */
+export function lmHeadTrain(logp: Vec, lse: Vec, dh: Vec, dw: Vec, h: Vec, w: Vec, targets: Int32Array, weights: Vec, rows: number,
+                            dModel: number, vocab: number, allowed: AllowedSets | null, dtype: MatmulDtype): void {
+  lmHeadForward(logp, lse, h, w, targets, rows, dModel, vocab, allowed, dtype);
+  lmHeadBackward(dh, dw, h, w, targets, weights, lse, rows, dModel, vocab, allowed, dtype);
+}

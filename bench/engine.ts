@@ -1,0 +1,191 @@
+/**
+ * `seed bench engine [--json]`: the engine benchmark of issue 2, measured against a PyTorch CPU
+ * peer (bench/peers/torch_peer.py, the same architecture) in the same run. Workloads: a training
+ * step (forward + backward + AdamW, batch 16 x 512, the `bench` config) in f32 and bf16, scoring
+ * throughput, greedy KV-cache sampling at batch 1 and 32, a large f32 matmul against the CPU's
+ * fp32 peak, peak RSS, and forward + backward of a Qwen2.5-0.5B-shaped model on one 512-token
+ * sequence (in a child process, so its memory is its own). Times are the best of `--reps`
+ * repetitions after a warm-up, for us and for the peer alike: on a shared machine contention only
+ * ever adds time. The load average before and after is reported so noisy runs can be recognised.
+ */
+import { spawnSync } from "node:child_process";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Rng } from "../src/core/rng.ts";
+import { numberOption, parseOptions, printJson } from "../src/cli/args.ts";
+import { cpuInfo, fp32PeakGflops } from "../src/engine/cpu.ts";
+import { getEngine } from "../src/engine/engine.ts";
+import { presetConfig } from "../src/model/config.ts";
+import { ParamStore } from "../src/model/params.ts";
+import { Transformer } from "../src/model/transformer.ts";
+import { KvCache } from "../src/model/kv-cache.ts";
+import { AdamW } from "../src/model/adamw.ts";
+
+type Out = Record<string, number | string | boolean | null | string[] | number[]>;
+
+function best(reps: number, f: () => void): number {
+  f(); // warm-up: primitive creation, first-touch of buffers
+  let b = Infinity;
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    f();
+    b = Math.min(b, (performance.now() - t) / 1000);
+  }
+  return b;
+}
+
+function matmulGflops(dtype: "f32" | "bf16", n: number, reps: number): number {
+  const e = getEngine();
+  const a = Float32Array.from({ length: n * n }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+  const c = new Float32Array(n * n);
+  const s = best(reps, () => e.matmul(c, a, a, n, n, n, false, true, false, dtype));
+  return (2 * n ** 3) / s / 1e9;
+}
+
+function greedyTokS(model: Transformer, batch: number, promptLen: number, newTokens: number, rng: Rng): number {
+  const V = model.config.vocabSize;
+  const run = () => {
+    const cache = new KvCache(model, batch, promptLen + newTokens);
+    const rows = Array.from({ length: batch }, (_, i) => i);
+    let logits = cache.append(rows, rows.map(() => Array.from({ length: promptLen }, () => rng.int(V))));
+    for (let t = 0; t < newTokens; t++) {
+      const next = rows.map((i) => {
+        let arg = 0;
+        for (let j = 1; j < V; j++) if (logits[i * V + j]! > logits[i * V + arg]!) arg = j;
+        return [arg];
+      });
+      logits = cache.append(rows, next);
+    }
+  };
+  return (batch * newTokens) / best(1, run);
+}
+
+function peerPython(): string | null {
+  for (const p of ["/usr/bin/python3", "python3"]) {
+    const r = spawnSync(p, ["-c", "import torch"], { stdio: "ignore", timeout: 60_000 });
+    if (r.status === 0) return p;
+  }
+  return null;
+}
+
+/** Runs the peer on some measurements; null fields (and a note) when it fails or times out. */
+function runPeer(python: string, opts: object, timeoutS: number, notes: string[]): Record<string, number | string> {
+  const cpu = cpuInfo();
+  // Debian's OpenBLAS mis-detects some CPUs (FINDINGS §1); SkylakeX kernels need AVX-512 and die
+  // with SIGILL without it, so pick the core type from the flags.
+  const coretype = cpu.avx512 ? "SkylakeX" : cpu.avx2 ? "Haswell" : undefined;
+  const env = { ...process.env, ...(coretype ? { OPENBLAS_CORETYPE: coretype } : {}) };
+  const script = fileURLToPath(new URL("./peers/torch_peer.py", import.meta.url));
+  const r = spawnSync(python, [script, JSON.stringify(opts)], { env, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 1 << 20 });
+  if (r.error || r.status !== 0) {
+    notes.push(`torch peer ${JSON.stringify((opts as { measure: string[] }).measure)} failed: ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`);
+    return {};
+  }
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, number | string>;
+}
+
+function qwenChild(seqLen: number, timeoutS: number, notes: string[]): { best_s: number; peak_rss_mb: number; dtype: string } | null {
+  const file = fileURLToPath(new URL("./qwen-child.ts", import.meta.url));
+  const r = spawnSync(process.execPath, ["--import", "tsx", file, String(seqLen), "2"], { encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 1 << 20 });
+  if (r.error || r.status !== 0) {
+    notes.push(`qwen2.5-0.5b run failed: ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`);
+    return null;
+  }
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as { best_s: number; peak_rss_mb: number; dtype: string };
+}
+
+const ratio = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? Number((a / b).toFixed(3)) : null);
+const num = (x: unknown) => (typeof x === "number" ? x : null);
+
+/** Entry point of `seed bench engine`. */
+export async function run(argv: readonly string[]): Promise<number> {
+  const { values } = parseOptions(argv, {
+    json: { type: "boolean" }, reps: { type: "string" }, "no-peer": { type: "boolean" }, "no-qwen": { type: "boolean" },
+    "peer-timeout": { type: "string" }, batch: { type: "string" }, "seq-len": { type: "string" },
+  }, false);
+  const reps = numberOption(values.reps, "reps", 3);
+  const B = numberOption(values.batch, "batch", 16), T = numberOption(values["seq-len"], "seq-len", 512);
+  const peerTimeout = numberOption(values["peer-timeout"], "peer-timeout", 1800);
+  const log = (s: string) => { if (!values.json) console.log(s); };
+  const notes: string[] = [];
+  const engine = getEngine(), cpu = cpuInfo();
+  const out: Out = {
+    engine: engine.kind, onednn: engine.info.onednn, threads: engine.info.threads, cpu: cpu.model,
+    avx512: cpu.avx512, amx: cpu.amx, load_average_start: loadavg()[0]!, batch: B, seq_len: T, reps,
+  };
+  log(`engine ${engine.kind} (oneDNN ${engine.info.onednn}), ${engine.info.threads} threads, ${cpu.model}; load ${loadavg()[0]!.toFixed(1)}`);
+
+  const peak = fp32PeakGflops(cpu, Math.min(cpu.cores, engine.info.threads));
+  out["fp32_peak_gflops"] = Number(peak.toFixed(1));
+  out["matmul_gflops"] = Number(matmulGflops("f32", 2048, 5).toFixed(1));
+  out["matmul_pct_of_peak"] = Number(((100 * (out["matmul_gflops"] as number)) / peak).toFixed(1));
+  out["bf16_matmul_gflops"] = engine.info.bf16Fast ? Number(matmulGflops("bf16", 2048, 5).toFixed(1)) : null;
+  log(`matmul f32 2048^3: ${out["matmul_gflops"]} GFLOP/s = ${out["matmul_pct_of_peak"]}% of the ${out["fp32_peak_gflops"]} GFLOP/s fp32 peak`);
+
+  const cfg = presetConfig("bench");
+  const rng = Rng.from(1);
+  const rows = Array.from({ length: B }, () => ({ tokens: Array.from({ length: T + 1 }, () => rng.int(cfg.vocabSize)), start: 1 }));
+  const w = rows.map(() => new Float32Array(T).fill(-1 / (B * T)));
+  const trainStep = (dtype: "f32" | "bf16") => {
+    const c = presetConfig("bench", { dtype });
+    const model = new Transformer(c, ParamStore.init(c, Rng.from(2)));
+    if (model.computeDtype !== dtype) return { model, s: null };
+    const opt = new AdamW(model.params, model.engine);
+    const s = best(reps, () => {
+      model.zeroGrad();
+      model.backward(rows, w);
+      opt.update(model.grads, { lr: 1e-4 });
+    });
+    return { model, s };
+  };
+  const f32 = trainStep("f32");
+  out["train_step_s"] = f32.s;
+  const bf = trainStep("bf16");
+  out["train_step_bf16_s"] = bf.s;
+  if (bf.s === null) notes.push("bf16 training step not measured: this CPU has no fast bf16 matmul kernel (AVX-512 BF16 / AMX); the model computes in f32 there");
+  log(`train step ${B}x${T}: f32 ${f32.s?.toFixed(3)} s, bf16 ${bf.s === null ? "n/a" : bf.s.toFixed(3) + " s"}`);
+  const scoreS = best(reps, () => f32.model.logprobs(rows));
+  out["score_tok_s"] = Math.round((B * T) / scoreS);
+  out["sample_batch1_tok_s"] = Math.round(greedyTokS(f32.model, 1, 16, 64, rng));
+  out["sample_batch32_tok_s"] = Math.round(greedyTokS(f32.model, 32, 16, 64, rng));
+  out["peak_rss_mb"] = Math.round(process.resourceUsage().maxRSS / 1024);
+  log(`score ${out["score_tok_s"]} tok/s; greedy sampling ${out["sample_batch1_tok_s"]} tok/s (batch 1), ${out["sample_batch32_tok_s"]} tok/s (batch 32); peak RSS ${out["peak_rss_mb"]} MB`);
+
+  const python = values["no-peer"] ? null : peerPython();
+  if (python === null && !values["no-peer"]) notes.push("PyTorch not found (install python3-torch): peer columns are null");
+  const base = { threads: engine.info.threads, config: cfg, batch: B, seqLen: T, reps, promptLen: 16, newTokens: 64, seed: 0 };
+  const peer = python === null ? {} : {
+    ...runPeer(python, { ...base, measure: ["train_fp32", "score", "sample_b1", "sample_b32"] }, peerTimeout, notes),
+    ...runPeer(python, { ...base, measure: ["train_bf16"] }, peerTimeout, notes),
+  };
+  for (const [k, v] of Object.entries(peer)) if (k.endsWith("_error")) notes.push(`torch ${k}: ${v}`);
+  out["torch_version"] = (peer["torch"] as string | undefined) ?? null;
+  out["torch_fp32_train_step_s"] = num(peer["train_fp32_s"]);
+  out["torch_bf16_train_step_s"] = num(peer["train_bf16_s"]);
+  out["torch_score_tok_s"] = num(peer["score_tok_s"]);
+  out["torch_sample_batch1_tok_s"] = num(peer["sample_b1_tok_s"]);
+  out["torch_sample_batch32_tok_s"] = num(peer["sample_b32_tok_s"]);
+  out["speedup_train_vs_torch_fp32"] = ratio(out["torch_fp32_train_step_s"], out["train_step_s"]);
+  out["speedup_train_vs_torch_bf16"] = ratio(out["torch_bf16_train_step_s"], out["train_step_bf16_s"] ?? out["train_step_s"]);
+  out["speedup_score_vs_torch"] = ratio(out["score_tok_s"], out["torch_score_tok_s"]);
+  out["speedup_sample_batch1_vs_torch"] = ratio(out["sample_batch1_tok_s"], out["torch_sample_batch1_tok_s"]);
+  out["speedup_sample_batch32_vs_torch"] = ratio(out["sample_batch32_tok_s"], out["torch_sample_batch32_tok_s"]);
+  if (python !== null) {
+    log(`torch ${out["torch_version"]}: train fp32 ${out["torch_fp32_train_step_s"]} s (x${out["speedup_train_vs_torch_fp32"]}), bf16 autocast ${out["torch_bf16_train_step_s"]} s (x${out["speedup_train_vs_torch_bf16"]}), ` +
+      `score x${out["speedup_score_vs_torch"]}, sample b1 x${out["speedup_sample_batch1_vs_torch"]}, b32 x${out["speedup_sample_batch32_vs_torch"]}`);
+  }
+
+  if (!values["no-qwen"]) {
+    const q = qwenChild(T, 1800, notes);
+    out["qwen05b_fwd_bwd_s"] = q?.best_s ?? null;
+    out["qwen05b_peak_rss_mb"] = q === null ? null : Math.round(q.peak_rss_mb);
+    out["qwen05b_dtype"] = q?.dtype ?? null;
+    if (q !== null && q.dtype !== "bf16") notes.push("qwen2.5-0.5b ran in f32: no fast bf16 kernel on this CPU");
+    log(`qwen2.5-0.5b shape, ${T} tokens, forward+backward: ${q?.best_s.toFixed(2)} s (${q?.dtype}), peak RSS ${out["qwen05b_peak_rss_mb"]} MB`);
+  }
+  out["load_average_end"] = loadavg()[0]!;
+  out["notes"] = notes;
+  for (const n of notes) log(`note: ${n}`);
+  if (values.json) printJson(out);
+  return 0;
+}
