@@ -1,0 +1,62 @@
+/**
+ * The starting checkpoint of a run. With `policy.init` set it is that directory; otherwise the
+ * embedded pipeline builds it: Stage 0 (base agent), then Stage 1 (hindsight-skill SFT) when
+ * `policy.sft` is true. Both are cached under `cacheDir` by a hash of every setting that shapes
+ * them, so every preset of an experiment starts from the same base, built once.
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { UsageError } from "../core/errors.ts";
+import type { SeedConfig } from "./config.ts";
+import { runStage0 } from "./stage0.ts";
+import { runStage1 } from "./stage1.ts";
+
+/** Where bases are cached. */
+export type BaseOptions = {
+  /** @default ~/.cache/seed-rl */
+  readonly cacheDir?: string;
+  /** @default false */
+  readonly quiet?: boolean;
+};
+
+/** The default cache directory. */
+export function defaultCacheDir(): string {
+  return join(homedir(), ".cache", "seed-rl");
+}
+
+function hash(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}
+
+/** The settings Stage 0 depends on. */
+export function stage0Key(config: SeedConfig): string {
+  const { name, data, split, receptacles, maxSteps } = config.env;
+  return hash({ v: 1, env: { name, data, split, receptacles, maxSteps }, stage0: config.stage0, maxActionTokens: config.rollout.maxActionTokens });
+}
+
+/** The settings Stage 1 depends on (Stage 0's included). */
+export function stage1Key(config: SeedConfig): string {
+  return hash({ v: 1, stage0: stage0Key(config), stage1: config.stage1, generatedTasks: config.env.generatedTasks, maxSkillTokens: config.skills.maxSkillTokens });
+}
+
+/** Directories of a config's cached stages. */
+export function baseDirs(config: SeedConfig, cacheDir: string = defaultCacheDir()): { stage0: string; stage1: string } {
+  return { stage0: join(cacheDir, `stage0-${stage0Key(config)}`), stage1: join(cacheDir, `stage1-${stage1Key(config)}`) };
+}
+
+/** The starting checkpoint directory of a config, building Stage 0 / Stage 1 when not cached. */
+export async function ensureBase(config: SeedConfig, options: BaseOptions = {}): Promise<string> {
+  if (config.policy.init !== "") {
+    const dir = resolve(config.policy.init);
+    if (!existsSync(join(dir, "config.json"))) throw new UsageError(`policy.init ${dir} is not a checkpoint directory (no config.json)`);
+    return dir;
+  }
+  const dirs = baseDirs(config, options.cacheDir ?? defaultCacheDir());
+  const quiet = options.quiet ?? false;
+  if (!existsSync(join(dirs.stage0, "model", "config.json"))) await runStage0(config, { outDir: dirs.stage0, quiet });
+  if (!config.policy.sft) return join(dirs.stage0, "model");
+  if (!existsSync(join(dirs.stage1, "model", "config.json"))) await runStage1(config, { baseDir: join(dirs.stage0, "model"), outDir: dirs.stage1, quiet });
+  return join(dirs.stage1, "model");
+}

@@ -1,0 +1,454 @@
+/**
+ * The one typed training configuration (`SeedConfig`) and its defaults (`defaultConfig`).
+ *
+ * A method is data: which loss terms are on, with which coefficients, where the teacher's skill
+ * comes from, and whether the student sees a skill during rollouts (ALGORITHMS.md §12). Presets
+ * in `configs/` are partial `SeedConfig`s merged over `defaultConfig`; `validateConfig` checks a
+ * candidate against the shape of the defaults (unknown key, wrong type, value outside its choices
+ * or range) and reports every problem at once with its dotted path.
+ *
+ * Defaults follow the paper (SEED-NOTES.md §2, Table 5) except where the embedded tiny model
+ * needs its own value; each such departure says why in its TSDoc. Not here: reading preset files
+ * (`presets.ts`) and CLI overrides (`overrides.ts`).
+ */
+import type { ConfigIssue } from "../core/errors.ts";
+
+/** Where a teacher (or student) skill comes from. */
+export type SkillSource =
+  /** No skill: the teacher term, if any, sees the plain context. */
+  | "none"
+  /** SEED: θ_old (or the analyzer snapshot) writes one hindsight skill per trajectory, every update. */
+  | "self"
+  /** The static skill library of `skills/` (general + task-type skills): SDAR, Skill-SD, RLSD, OPSD, Skill-GRPO. */
+  | "library"
+  /** A library written once by the starting checkpoint's analyzer role, then frozen (the "static library" ablation). */
+  | "static-self";
+
+/** The whole training configuration. Every field is plain JSON. */
+export type SeedConfig = {
+  /** What the method is; documentation carried into the run directory. */
+  method: {
+    /** Preset name (`seed`, `grpo`, ...). */
+    name: string;
+    /** The formula the preset implements, in one line. */
+    formula: string;
+  };
+  run: {
+    /** Base seed; every random stream of the run derives from it. @default 1 */
+    seed: number;
+    /** Policy updates. 0 runs nothing (the base policy is the result). @default 12 */
+    updates: number;
+    /** Write a checkpoint every this many updates (the last update always gets one). @default 1 */
+    checkpointEvery: number;
+    /** Checkpoints kept on disk (oldest removed first). @default 2 */
+    keepCheckpoints: number;
+    /** Write `samples/update-XXXXXX.jsonl` every this many updates; 0 never. @default 1 */
+    samplesEvery: number;
+    /** Trajectories per sample file. @default 4 */
+    samplesPerUpdate: number;
+    /** Consecutive non-finite updates after which training stops with an error. @default 3 */
+    maxBadUpdates: number;
+  };
+  env: {
+    /** Environment id (`alfworld`, `webshop`, `search`, `sokoban`, `ezpoints`). @default "alfworld" */
+    name: string;
+    /** Real benchmark data root; "" uses the environment's seeded generator (no files needed). @default "" */
+    data: string;
+    /** Split the training tasks come from. @default "train" */
+    split: string;
+    /** Generated tasks in the pool (ignored with real data). @default 256 */
+    generatedTasks: number;
+    /** Size of generated games: receptacles per room (ALFWorld). @default 8 */
+    receptacles: number;
+    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). @default 0 */
+    maxSteps: number;
+    /** Invalid-action penalty c_inv subtracted from an invalid step's score; < 0 takes the protocol's (0.1 ALFWorld). @default -1 */
+    invalidPenalty: number;
+  };
+  policy: {
+    /**
+     * Starting checkpoint directory. "" builds the embedded base: Stage 0 (behaviour cloning),
+     * then Stage 1 (hindsight-skill SFT) when `sft` is true, cached by their configs.
+     * @default ""
+     */
+    init: string;
+    /** Start from the Stage-1 SFT checkpoint (SEED) or the Stage-0 base (baselines, "w/o SFT"). @default true */
+    sft: boolean;
+  };
+  rollout: {
+    /** Tasks per update (the paper: 16). @default 4 */
+    tasksPerUpdate: number;
+    /** Group size N (the paper: 8). @default 8 */
+    groupSize: number;
+    /** History mode: `full` (one growing sequence; cheap for the embedded model) or `window`. @default "full" */
+    history: "full" | "window";
+    /** Window k of the `window` mode; < 0 takes the protocol's. @default -1 */
+    window: number;
+    /** Sampling temperature of training rollouts. @default 1 */
+    temperature: number;
+    /** @default 1 */
+    topP: number;
+    /** @default 0 */
+    topK: number;
+    /** Most tokens per action (the paper: 512; the embedded agent writes short actions). @default 48 */
+    maxActionTokens: number;
+    /** Largest prompt + response; 0 takes the policy's. @default 0 */
+    maxContext: number;
+    /** Restrict actions to the admissible list (off in the paper). @default false */
+    actionMask: boolean;
+  };
+  optim: {
+    /**
+     * AdamW learning rate. The paper's 1e-6 is for 1.7-7B pretrained models; the embedded model
+     * (~1-3M parameters, trained from scratch in Stage 0 at 2e-3) needs a larger one: 5e-5 moves
+     * it about as far per update, relative to its Stage-0 step, as 1e-6 moves a 3B model relative
+     * to its 5e-6 SFT step (RL lr = SFT lr / 5 in the paper; Stage 1 here uses 2.5e-4).
+     * @default 5e-5
+     */
+    lr: number;
+    /** @default 0.9 */
+    beta1: number;
+    /** @default 0.999 */
+    beta2: number;
+    /** @default 1e-8 */
+    eps: number;
+    /** Decoupled weight decay (the reference: 0.01). @default 0.01 */
+    weightDecay: number;
+    /** Global gradient-norm clip (the reference: 1.0); 0 disables. @default 1 */
+    maxGradNorm: number;
+  };
+  update: {
+    /** Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. @default 1 */
+    miniBatches: number;
+    /** PPO epochs per update (the reference: 1). @default 1 */
+    epochs: number;
+  };
+  grpo: {
+    /** Group std convention: the paper's population std, or verl's Bessel. @default "population" */
+    std: "population" | "bessel";
+    /** Statistics over one R(τ) per trajectory (paper) or every step-sample (reference code). @default "trajectories" */
+    scope: "trajectories" | "steps";
+    /** @default 1e-6 */
+    eps: number;
+    /** @default "zero" */
+    singleton: "raw" | "zero";
+    /** @default true */
+    normalize: boolean;
+  };
+  loss: {
+    /** Aggregation of every term (ALGORITHMS.md §3). @default "token-mean" */
+    aggregation: "token-mean" | "seq-mean-token-sum" | "seq-mean-token-mean" | "seq-mean-token-sum-norm";
+    /** C of `seq-mean-token-sum-norm`. @default 512 */
+    normLength: number;
+  };
+  /** The clipped policy-gradient term. */
+  pg: {
+    /** c_pg; 0 switches the RL term off (OPSD, Vanilla). @default 1 */
+    coef: number;
+    /** @default 0.2 */
+    clipLow: number;
+    /** @default 0.2 */
+    clipHigh: number;
+    /** Dual-clip constant c (> 1); 0 turns the dual clip off (the paper's plain objective). @default 3 */
+    dualClip: number;
+  };
+  kl: {
+    /** β_KL against the starting weights. @default 0.01 */
+    coef: number;
+    /** @default "k3" */
+    estimator: "k1" | "abs" | "k2" | "k3";
+  };
+  entropy: {
+    /**
+     * Entropy bonus coefficient (the reference scripts: 0.001; the paper: none). Must stay 0:
+     * entropy needs the full vocabulary, which the per-token-weight seam does not carry.
+     * @default 0
+     */
+    coef: number;
+  };
+  opd: {
+    /** λ_opd, weight of the gated distillation term; 0 switches it off. @default 0.01 */
+    coef: number;
+    /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 5 */
+    beta: number;
+    /** Denominator of the term when some skills are invalid (ALGORITHMS.md §7). @default "response" */
+    denominator: "response" | "active";
+    /**
+     * `live`: teacher log-probs rescored with the current weights before every mini-batch (the
+     * paper's Algorithm 1). `frozen`: scored once per update with θ_old (the reference code).
+     * Identical with one mini-batch and one epoch.
+     * @default "live"
+     */
+    teacherScoring: "live" | "frozen";
+  };
+  skillSd: {
+    /** λ of the Skill-SD term (scripts: 0.001); 0 switches it off. @default 0 */
+    coef: number;
+  };
+  rlsd: {
+    /** Replace GRPO advantages by RLSD token advantages (teacher scored frozen). @default false */
+    enabled: boolean;
+    /** @default 0.5 */
+    lambda0: number;
+    /** @default 100 */
+    warmDown: number;
+    /** @default 0.2 */
+    epsW: number;
+  };
+  skills: {
+    /** Source of the teacher context's skill. @default "self" */
+    teacher: SkillSource;
+    /** Skill in the student's rollout context (Skill-GRPO, Skill-Prompt): `none` or `library`. @default "none" */
+    student: "none" | "library";
+    /** H: `insert` after the task line (SEED) or `prepend` a privileged block (SDAR family). @default "insert" */
+    context: "insert" | "prepend";
+    /**
+     * Refresh the analyzer every K updates: K = 1 is SEED (θ_old analyses its own rollouts every
+     * update); K > 1 keeps a snapshot for K updates; 0 never refreshes (the starting checkpoint
+     * analyses throughout: "w/o self-evolving refresh").
+     * @default 1
+     */
+    refreshEvery: number;
+    /** Analyzer attempts per trajectory (the paper's Stage 2: one greedy attempt). @default 1 */
+    analyzerAttempts: number;
+    /** Most tokens of one analyzer answer (the rule-based skills run to 400 characters). @default 160 */
+    maxSkillTokens: number;
+    /** Rollouts per task the starting checkpoint analyses to build the `static-self` library. @default 2 */
+    staticRollouts: number;
+  };
+  eval: {
+    /** Skill in the evaluation context (Skill-GRPO*, Skill-Prompt use `library`). @default "none" */
+    skill: "none" | "library";
+    /** Evaluation sampling temperature (the reference validation: 0.4). @default 0.4 */
+    temperature: number;
+  };
+  stage0: Stage0Config;
+  stage1: Stage1Config;
+};
+
+/** Stage 0: the embedded base agent (behaviour cloning on noisy-expert episodes, some with hints). */
+export type Stage0Config = {
+  /** Model shape preset (`embedded`, `tiny`, ...; see `model/config.ts`). @default "embedded" */
+  model: string;
+  /** BPE vocabulary size. @default 1024 */
+  vocabSize: number;
+  /** Model context (tokens). @default 2048 */
+  maxContext: number;
+  /** Training games of the corpus (generated, or the first of the real train split). @default 400 */
+  games: number;
+  /** Noisy-expert episodes per game. @default 2 */
+  episodesPerGame: number;
+  /** Random-action rate of an episode without a hint. @default 0.3 */
+  epsilon: number;
+  /** Share of episodes that carry a correct hint inserted by H. @default 0.5 */
+  hintShare: number;
+  /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
+  hintEpsilon: number;
+  /** Optimizer steps of behaviour cloning. @default 1500 */
+  steps: number;
+  /** Sequences per optimizer step. @default 8 */
+  batch: number;
+  /** Peak learning rate (linear warm-up 5%, cosine decay). @default 2e-3 */
+  lr: number;
+  /** Held-out games for the success and hint-shift report. @default 48 */
+  evalGames: number;
+  /** Temperature of the success report's rollouts. @default 0.4 */
+  evalTemperature: number;
+};
+
+/** Stage 1: offline collection, external analyzer, validation, hindsight-skill SFT. */
+export type Stage1Config = {
+  /** Tasks M of the offline collection (paper: 180). @default 48 */
+  tasks: number;
+  /** Rollouts K0 per task (paper: 8). @default 4 */
+  rollouts: number;
+  /** Sampling temperature of the collection (the reference: 0.4). @default 0.4 */
+  temperature: number;
+  /** External analyzer: `rule` (rule-based hindsight, default), `llm` (OpenAI-compatible endpoint), `degraded`. @default "rule" */
+  analyzer: "rule" | "llm" | "degraded";
+  /** Base URL of the OpenAI-compatible endpoint for `llm` (e.g. http://127.0.0.1:8000/v1). @default "" */
+  endpoint: string;
+  /** Model name at the endpoint. @default "" */
+  model: string;
+  /** Degradation rate of the `degraded` analyzer. @default 0.3 */
+  degradeRate: number;
+  /** SFT epochs (paper: 3). @default 3 */
+  epochs: number;
+  /** Sequences per SFT step (the reference: 8). @default 8 */
+  batch: number;
+  /** SFT learning rate (the reference: 5e-6 for 3B; the embedded model: 2.5e-4). @default 2.5e-4 */
+  lr: number;
+};
+
+/** The defaults: the paper's method (SEED) with the embedded model's sizes. */
+export const defaultConfig: SeedConfig = {
+  method: { name: "seed", formula: "L = L_pg(GRPO) + 0.01·L_kl(k3) + 0.01·Agg(σ(5Δ)·(ℓ_T − ℓ_θ)), ℓ_T under H(h, s_τ) with s_τ = analyzer(θ_old, τ)" },
+  run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
+  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 8, maxSteps: 0, invalidPenalty: -1 },
+  policy: { init: "", sft: true },
+  rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false },
+  optim: { lr: 5e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
+  update: { miniBatches: 1, epochs: 1 },
+  grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },
+  loss: { aggregation: "token-mean", normLength: 512 },
+  pg: { coef: 1, clipLow: 0.2, clipHigh: 0.2, dualClip: 3 },
+  kl: { coef: 0.01, estimator: "k3" },
+  entropy: { coef: 0 },
+  opd: { coef: 0.01, beta: 5, denominator: "response", teacherScoring: "live" },
+  skillSd: { coef: 0 },
+  rlsd: { enabled: false, lambda0: 0.5, warmDown: 100, epsW: 0.2 },
+  skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
+  eval: { skill: "none", temperature: 0.4 },
+  stage0: {
+    model: "embedded", vocabSize: 1024, maxContext: 2048, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
+    steps: 1500, batch: 8, lr: 2e-3, evalGames: 48, evalTemperature: 0.4,
+  },
+  stage1: { tasks: 48, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 8, lr: 2.5e-4 },
+};
+
+/** String fields with a closed set of values, by dotted path. */
+export const CHOICES: Readonly<Record<string, readonly string[]>> = {
+  "rollout.history": ["full", "window"],
+  "grpo.std": ["population", "bessel"],
+  "grpo.scope": ["trajectories", "steps"],
+  "grpo.singleton": ["raw", "zero"],
+  "loss.aggregation": ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"],
+  "kl.estimator": ["k1", "abs", "k2", "k3"],
+  "opd.denominator": ["response", "active"],
+  "opd.teacherScoring": ["live", "frozen"],
+  "skills.teacher": ["none", "self", "library", "static-self"],
+  "skills.student": ["none", "library"],
+  "skills.context": ["insert", "prepend"],
+  "eval.skill": ["none", "library"],
+  "env.name": ["alfworld", "webshop", "search", "sokoban", "ezpoints"],
+  "stage1.analyzer": ["rule", "llm", "degraded"],
+};
+
+/** Integer fields and their least value, by dotted path (every other number is any finite value unless `RANGES` says more). */
+const INTEGERS: Readonly<Record<string, number>> = {
+  "run.seed": 0, "run.updates": 0, "run.checkpointEvery": 1, "run.keepCheckpoints": 1, "run.samplesEvery": 0, "run.samplesPerUpdate": 0, "run.maxBadUpdates": 1,
+  "env.generatedTasks": 1, "env.receptacles": 4, "env.maxSteps": 0,
+  "rollout.tasksPerUpdate": 1, "rollout.groupSize": 1, "rollout.window": -1, "rollout.topK": 0, "rollout.maxActionTokens": 1, "rollout.maxContext": 0,
+  "update.miniBatches": 1, "update.epochs": 1, "loss.normLength": 1, "rlsd.warmDown": 1,
+  "skills.refreshEvery": 0, "skills.analyzerAttempts": 1, "skills.maxSkillTokens": 1, "skills.staticRollouts": 1,
+  "stage0.vocabSize": 300, "stage0.maxContext": 16, "stage0.games": 1, "stage0.episodesPerGame": 1, "stage0.steps": 0, "stage0.batch": 1, "stage0.evalGames": 0,
+  "stage1.tasks": 1, "stage1.rollouts": 1, "stage1.epochs": 0, "stage1.batch": 1,
+};
+
+/** Numeric ranges [low, high] (inclusive), by dotted path. */
+const RANGES: Readonly<Record<string, readonly [number, number]>> = {
+  "rollout.temperature": [0, 10], "rollout.topP": [0, 1], "optim.lr": [0, 1], "optim.beta1": [0, 0.999999], "optim.beta2": [0, 0.999999999],
+  "optim.eps": [0, 1], "optim.weightDecay": [0, 10], "optim.maxGradNorm": [0, 1e9], "grpo.eps": [0, 1],
+  "pg.coef": [0, 1e6], "pg.clipLow": [0, 1], "pg.clipHigh": [0, 1e3], "kl.coef": [0, 1e6], "entropy.coef": [0, 0], "opd.coef": [0, 1e6], "opd.beta": [0, 1e4],
+  "skillSd.coef": [0, 1e6], "rlsd.lambda0": [0, 1], "rlsd.epsW": [0, 1], "eval.temperature": [0, 10], "env.invalidPenalty": [-1, 1e6],
+  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
+  "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.lr": [0, 1],
+};
+
+/** Why a field has a range, when the bare range would puzzle a user. */
+const RANGE_NOTES: Readonly<Record<string, string>> = {
+  "entropy.coef": "an entropy bonus needs the full-vocabulary distribution, which the per-token-weight training seam does not carry (ALGORITHMS.md §6); keep it 0",
+};
+
+function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+/**
+ * Issues of a partial config against the shape of `reference` (by default `defaultConfig`):
+ * unknown keys, wrong types, values outside their choices or ranges. Every issue is reported,
+ * none stops the walk. A partial config is fine: missing keys are not issues here.
+ */
+export function shapeIssues(candidate: unknown, reference: unknown = defaultConfig, path = ""): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (typeof reference === "object" && reference !== null) {
+    if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate)) {
+      return [{ path, message: `expected an object, got ${typeName(candidate)}` }];
+    }
+    const ref = reference as Record<string, unknown>;
+    for (const [key, value] of Object.entries(candidate)) {
+      const sub = path === "" ? key : `${path}.${key}`;
+      if (!Object.hasOwn(ref, key)) {
+        issues.push({ path: sub, message: `unknown key (known: ${Object.keys(ref).join(", ")})` });
+        continue;
+      }
+      issues.push(...shapeIssues(value, ref[key], sub));
+    }
+    return issues;
+  }
+  if (typeName(candidate) !== typeName(reference)) return [{ path, message: `expected a ${typeName(reference)}, got ${typeName(candidate)} (${JSON.stringify(candidate)})` }];
+  if (typeof candidate === "number") {
+    if (!Number.isFinite(candidate)) return [{ path, message: `expected a finite number, got ${candidate}` }];
+    const least = INTEGERS[path];
+    if (least !== undefined && (!Number.isInteger(candidate) || candidate < least)) {
+      issues.push({ path, message: `expected an integer >= ${least}, got ${candidate}` });
+    }
+    const range = RANGES[path];
+    if (range !== undefined && (candidate < range[0] || candidate > range[1])) {
+      issues.push({ path, message: RANGE_NOTES[path] ?? `expected a number in [${range[0]}, ${range[1]}], got ${candidate}` });
+    }
+  }
+  if (typeof candidate === "string") {
+    const choices = CHOICES[path];
+    if (choices !== undefined && !choices.includes(candidate)) issues.push({ path, message: `expected one of ${choices.join(", ")}; got '${candidate}'` });
+  }
+  return issues;
+}
+
+/** Cross-field rules a complete config must satisfy (beyond each field's own shape). */
+export function crossFieldIssues(c: SeedConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (c.pg.dualClip !== 0 && !(c.pg.dualClip > 1)) issues.push({ path: "pg.dualClip", message: `the dual-clip constant must be > 1 (or 0 for off), got ${c.pg.dualClip}` });
+  const teacherTerm = c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
+  if (teacherTerm && c.skills.teacher === "none") {
+    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef or rlsd.enabled) but the teacher has no skill source; pick self, library or static-self" });
+  }
+  if (c.rlsd.enabled && c.pg.coef === 0) issues.push({ path: "rlsd.enabled", message: "RLSD rescales the policy-gradient advantages; it needs pg.coef > 0" });
+  if (c.update.miniBatches > c.rollout.tasksPerUpdate * c.rollout.groupSize) {
+    issues.push({ path: "update.miniBatches", message: `cannot exceed the ${c.rollout.tasksPerUpdate * c.rollout.groupSize} trajectories of an update` });
+  }
+  if (c.stage1.analyzer === "llm" && (c.stage1.endpoint === "" || c.stage1.model === "")) {
+    issues.push({ path: "stage1.endpoint", message: "the llm analyzer needs stage1.endpoint and stage1.model" });
+  }
+  return issues;
+}
+
+/** All issues of a complete candidate config: shape, missing keys, cross-field rules. */
+export function validateConfig(candidate: unknown): ConfigIssue[] {
+  const issues = shapeIssues(candidate);
+  issues.push(...missingKeys(candidate, defaultConfig, ""));
+  if (issues.length > 0) return issues;
+  return crossFieldIssues(candidate as SeedConfig);
+}
+
+function missingKeys(candidate: unknown, reference: unknown, path: string): ConfigIssue[] {
+  if (typeof reference !== "object" || reference === null || typeof candidate !== "object" || candidate === null) return [];
+  const out: ConfigIssue[] = [];
+  for (const [key, value] of Object.entries(reference)) {
+    const sub = path === "" ? key : `${path}.${key}`;
+    const c = (candidate as Record<string, unknown>)[key];
+    if (c === undefined) out.push({ path: sub, message: "missing" });
+    else out.push(...missingKeys(c, value, sub));
+  }
+  return out;
+}
+
+/** A deep copy of `base` with the (already shape-checked) partial `patch` merged in. */
+export function mergeConfig<T>(base: T, patch: unknown): T {
+  if (typeof base !== "object" || base === null || typeof patch !== "object" || patch === null) return (patch === undefined ? structuredClone(base) : patch) as T;
+  const out = structuredClone(base) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) out[k] = mergeConfig(out[k], v);
+  return out as T;
+}
+
+/** Whether any loss term that trains the policy is on (Vanilla and Skill-Prompt train nothing). */
+export function trains(c: SeedConfig): boolean {
+  return c.pg.coef > 0 || c.kl.coef > 0 || c.opd.coef > 0 || c.skillSd.coef > 0;
+}
+
+/** Whether the update needs teacher log-probs (a distillation term or RLSD). */
+export function needsTeacher(c: SeedConfig): boolean {
+  return c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
+}

@@ -1,0 +1,153 @@
+/**
+ * Method presets: JSON files in `configs/` (one per method, never a code branch), each a partial
+ * `SeedConfig` with a name, aliases (the paper's spellings), a one-line summary and the formula it
+ * implements. `resolveConfig` merges defaults ← preset ← mode overlay (`--quick`) ← a user JSON
+ * file ← dotted overrides, then validates the result and reports every issue at once.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, UsageError, type ConfigIssue } from "../core/errors.ts";
+import { defaultConfig, mergeConfig, shapeIssues, validateConfig, type SeedConfig } from "./config.ts";
+import { overridesToPatch, parseOverrideArgs } from "./overrides.ts";
+
+/** The folder of the shipped presets. */
+export const CONFIG_DIR = fileURLToPath(new URL("../../configs/", import.meta.url));
+
+/** A preset file. */
+export type Preset = {
+  /** File-safe name, also the file name without `.json`. */
+  readonly name: string;
+  /** Other spellings accepted on the command line (the paper's: `Skill-GRPO*`, `GRPO+OPSD`). */
+  readonly aliases: readonly string[];
+  /** One line: what the method is. */
+  readonly summary: string;
+  /** One line: the formula it implements. */
+  readonly formula: string;
+  /** The partial config merged over the defaults. */
+  readonly config: Record<string, unknown>;
+  /** Where it was read from. */
+  readonly path: string;
+};
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError([{ path, message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+}
+
+/** Reads and checks one preset file (its `config` is shape-checked against the defaults). */
+export function readPreset(path: string): Preset {
+  const raw = readJson(path) as Record<string, unknown>;
+  const issues: ConfigIssue[] = [];
+  if (typeof raw !== "object" || raw === null) throw new ConfigError([{ path, message: "a preset is a JSON object" }]);
+  for (const key of Object.keys(raw)) {
+    if (!["name", "aliases", "summary", "formula", "config"].includes(key)) issues.push({ path: `${path}: ${key}`, message: "unknown preset field (name, aliases, summary, formula, config)" });
+  }
+  for (const key of ["name", "summary", "formula"] as const) {
+    if (typeof raw[key] !== "string" || raw[key] === "") issues.push({ path: `${path}: ${key}`, message: "must be a non-empty string" });
+  }
+  const aliases = raw["aliases"] ?? [];
+  if (!Array.isArray(aliases) || !aliases.every((a) => typeof a === "string")) issues.push({ path: `${path}: aliases`, message: "must be a list of strings" });
+  const config = raw["config"] ?? {};
+  issues.push(...shapeIssues(config).map((i) => ({ path: `${path}: config.${i.path}`, message: i.message })));
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { name: raw["name"] as string, aliases: aliases as string[], summary: raw["summary"] as string, formula: raw["formula"] as string, config: config as Record<string, unknown>, path };
+}
+
+/** Every shipped method preset, sorted by name (mode overlays in `configs/modes/` are not methods). */
+export function listPresets(dir: string = CONFIG_DIR): Preset[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => readPreset(join(dir, f)));
+}
+
+/** Canonical form of a method name for matching: lower case, `*` → `-star`, `+`/space/underscore → `-`. */
+export function canonicalName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/\*/g, "-star")
+    .replace(/[+\s_/]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+/**
+ * The preset called `name` (its file name or any alias, matched case-insensitively after
+ * `canonicalName`), or a `UsageError` listing the presets.
+ * @example findPreset("Skill-GRPO*").name // "skill-grpo-star"
+ */
+export function findPreset(name: string, dir: string = CONFIG_DIR): Preset {
+  const want = canonicalName(name);
+  const presets = listPresets(dir);
+  const hit = presets.find((p) => canonicalName(p.name) === want || p.aliases.some((a) => canonicalName(a) === want));
+  if (hit === undefined) throw new UsageError(`unknown preset '${name}'; presets: ${presets.map((p) => p.name).join(", ")}`);
+  return hit;
+}
+
+/** A mode overlay (`configs/modes/<name>.json`), e.g. `quick`. */
+export function readMode(name: string, dir: string = CONFIG_DIR): Preset {
+  const path = join(dir, "modes", `${name}.json`);
+  if (!existsSync(path)) throw new UsageError(`unknown mode '${name}' (no ${path})`);
+  return readPreset(path);
+}
+
+/** What `resolveConfig` merges, in order. */
+export type ConfigSources = {
+  /** Preset name or alias. @default "seed" */
+  readonly preset?: string;
+  /** Apply the `quick` overlay (tiny model and games, 2 updates). */
+  readonly quick?: boolean;
+  /** A user JSON file: a partial config, or a preset-shaped object with a `config` field. */
+  readonly file?: string;
+  /** Dotted overrides, `--a.b=v` or `a.b=v`. */
+  readonly overrides?: readonly string[];
+};
+
+/**
+ * The resolved, validated config. Throws one `ConfigError` with every issue (of the user file,
+ * of the overrides and of the merged result) at once.
+ * @example resolveConfig({ preset: "grpo", overrides: ["--grpo.std=bessel"] }).grpo.std // "bessel"
+ */
+export function resolveConfig(sources: ConfigSources = {}): SeedConfig {
+  const preset = findPreset(sources.preset ?? "seed");
+  let config = mergeConfig(defaultConfig, preset.config);
+  config = mergeConfig(config, { method: { name: preset.name, formula: preset.formula } });
+  if (sources.quick) config = mergeConfig(config, readMode("quick").config);
+  const issues: ConfigIssue[] = [];
+  if (sources.file !== undefined) {
+    const raw = readJson(sources.file) as Record<string, unknown>;
+    const partial = typeof raw === "object" && raw !== null && "config" in raw && typeof raw["config"] === "object" ? raw["config"] : raw;
+    const fileIssues = shapeIssues(partial);
+    issues.push(...fileIssues.map((i) => ({ path: `${sources.file}: ${i.path}`, message: i.message })));
+    if (fileIssues.length === 0) config = mergeConfig(config, partial);
+  }
+  const parsed = parseOverrideArgs(sources.overrides ?? []);
+  const { patch, issues: overrideIssues } = overridesToPatch(parsed.overrides);
+  issues.push(...parsed.issues, ...overrideIssues);
+  config = mergeConfig(config, patch);
+  issues.push(...validateConfig(config));
+  if (issues.length > 0) throw new ConfigError(dedupe(issues));
+  return config;
+}
+
+function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.path}\n${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * Stage 1: hindsight-skill SFT (SEED-NOTES.md §2, SEED-REFERENCE-CODE.md §8).
+ *
+ *   collect   M tasks × K0 rollouts of the base policy (paper: 180 × 8), full history, T = 0.4
+ *   label     an external analyzer reads each serialized trajectory and its outcome: the rule-based
+ *             hindsight analyzer (default, plays the paper's GLM), an LLM over an OpenAI-compatible
+ *             endpoint, or the degraded analyzer (analyzer ablation)
+ *   validate  the skill format check of `skills/` (parses, one string, 3+ words, ≤ 400 chars); the
+ *             acceptance rate is reported (the paper does not)
+ *   SFT       3 epochs of NLL on (analyzer prompt → skill answer), with exactly the prompt layout
+ *             the policy's analyzer role uses in Stage 2 (analyzer-role.ts); 10% held out
+ *   check     the SFT policy analyses the held-out trajectories itself: its own skill validity rate
+ *
+ * Output: `model/` (weights + tokenizer, no optimizer), `stage1.json`, `labels.jsonl`.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Rng, deriveSeed } from "../core/rng.ts";
+import { ChatFormat } from "../agent/chat-format.ts";
+import { collectGroups } from "../agent/rollout.ts";
+import { saveCheckpoint } from "../model/checkpoint.ts";
+import { EmbeddedPolicy } from "../policy/embedded.ts";
+import type { Analyzer } from "../skills/analyzer.ts";
+import { analysisMetrics } from "../skills/analyzer.ts";
+import { degradedAnalyzer } from "../skills/degraded-analyzer.ts";
+import { llmAnalyzer } from "../skills/llm-analyzer.ts";
+import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
+import { serializeTrajectory } from "../skills/serialize.ts";
+import { analyzerPrompt } from "../skills/template.ts";
+import { serializeForAnalyzer, sftRequest } from "./analyzer-role.ts";
+import type { SeedConfig } from "./config.ts";
+import { trainingEnv } from "./envs.ts";
+import { chatCompletion } from "./llm-endpoint.ts";
+import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
+import { analyzeWithPolicy } from "./skill-sources.ts";
+import { writeAtomically } from "./stage0.ts";
+
+/** The Stage-1 report (`stage1.json`). */
+export type Stage1Report = {
+  readonly analyzer: string;
+  readonly tasks: number;
+  readonly rollouts: number;
+  readonly trajectories: number;
+  /** Success of the base policy in the collection. */
+  readonly collectionSuccess: number;
+  /** Valid labels / all labels. */
+  readonly acceptanceRate: number;
+  readonly accepted: number;
+  /** Accepted labels whose answer would not fit the analyzer's token budget (dropped). */
+  readonly droppedTooLong: number;
+  readonly sftExamples: number;
+  readonly heldOut: number;
+  readonly sft: NllTrainReport;
+  /** Skill validity of the SFT policy analysing the held-out trajectories itself (greedy, one attempt). */
+  readonly policySkillValidRate: number;
+  /** Same for the base policy before SFT (the template is new to it). */
+  readonly baseSkillValidRate: number;
+  readonly labelMetrics: Record<string, number>;
+  readonly seconds: number;
+};
+
+/** Options of `runStage1`. */
+export type Stage1Options = {
+  /** The Stage-0 (or any) starting checkpoint. */
+  readonly baseDir: string;
+  readonly outDir: string;
+  /** @default false */
+  readonly quiet?: boolean;
+};
+
+const SEED = deriveSeed(0, "stage1");
+
+/** The external analyzer of a config. */
+export function externalAnalyzer(config: SeedConfig): Analyzer {
+  const s = config.stage1;
+  if (s.analyzer === "llm") return llmAnalyzer(chatCompletion({ baseUrl: s.endpoint, model: s.model }), { attempts: 2, name: `llm(${s.model})` });
+  if (s.analyzer === "degraded") return degradedAnalyzer(ruleAnalyzer(), { rate: s.degradeRate, seed: deriveSeed(SEED, "degrade") });
+  return ruleAnalyzer();
+}
+
+/** Runs Stage 1 from `baseDir` and writes `outDir/{model, stage1.json, labels.jsonl}`. */
+export async function runStage1(config: SeedConfig, options: Stage1Options): Promise<Stage1Report> {
+  const t0 = performance.now();
+  const s = config.stage1;
+  const quiet = options.quiet ?? false;
+  const env = trainingEnv(config);
+  const policy = await EmbeddedPolicy.load(options.baseDir);
+  const chat = new ChatFormat(policy.tokenizer);
+  const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
+  const order = Rng.from(deriveSeed(SEED, "tasks")).shuffle(pool.map((_, i) => i));
+  const tasks = order.slice(0, Math.min(s.tasks, pool.length)).map((i) => pool[i]!);
+  const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, {
+    seed: deriveSeed(SEED, "collect"), groupSize: s.rollouts, history: { mode: "full" }, maxSteps: env.maxSteps,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: s.temperature, chat,
+  });
+  const analyzer = externalAnalyzer(config);
+  // The external analyzer reads the whole episode; the policy's prompt is the compact form.
+  const analyses = await analyzer.analyze(trajectories.map((t) => serializeTrajectory(t)));
+  const role = { maxSkillTokens: config.skills.maxSkillTokens, maxContext: policy.maxContext };
+  const labelled = trajectories.map((t, i) => ({ t, a: analyses[i]! }));
+  const accepted = labelled.filter((x) => x.a.ok);
+  const heldOutIdx = new Set(Rng.from(deriveSeed(SEED, "held-out")).shuffle(accepted.map((_, i) => i)).slice(0, Math.floor(accepted.length / 10)));
+  const examples: SftExample[] = [];
+  let droppedTooLong = 0;
+  accepted.forEach((x, i) => {
+    if (heldOutIdx.has(i) || !x.a.ok) return;
+    const request = sftRequest(chat, analyzerPrompt(serializeForAnalyzer(x.t, role)), x.a.skill, role);
+    if (request === undefined) {
+      droppedTooLong++;
+      return;
+    }
+    const mask = new Uint8Array(request.tokens.length - request.start).fill(1);
+    examples.push({ request, mask });
+  });
+  const heldOut = accepted.filter((_, i) => heldOutIdx.has(i)).map((x) => x.t);
+  const base = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
+  const sft = await trainNll(policy, examples, { steps: stepsForEpochs(examples.length, s.batch, s.epochs), batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "sft"), label: "stage1 sft", quiet });
+  const own = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
+  const validRate = (xs: readonly { ok: boolean }[]) => (xs.length === 0 ? 0 : xs.filter((a) => a.ok).length / xs.length);
+  const report: Stage1Report = {
+    analyzer: analyzer.name,
+    tasks: tasks.length,
+    rollouts: s.rollouts,
+    trajectories: trajectories.length,
+    collectionSuccess: trajectories.length === 0 ? 0 : trajectories.filter((t) => t.success).length / trajectories.length,
+    acceptanceRate: validRate(analyses),
+    accepted: accepted.length,
+    droppedTooLong,
+    sftExamples: examples.length,
+    heldOut: heldOut.length,
+    sft,
+    policySkillValidRate: validRate(own),
+    baseSkillValidRate: validRate(base),
+    labelMetrics: analysisMetrics(analyses),
+    seconds: (performance.now() - t0) / 1000,
+  };
+  writeAtomically(options.outDir, (tmp) => {
+    saveCheckpoint(join(tmp, "model"), { config: policy.config, params: policy.params, tokenizer: policy.tokenizer });
+    writeFileSync(join(tmp, "stage1.json"), JSON.stringify(report, null, 2) + "\n");
+    writeFileSync(join(tmp, "labels.jsonl"), labelled.map(({ t, a }) => JSON.stringify({ taskId: t.taskId, member: t.memberIndex, success: t.success, turns: t.turns.length, ok: a.ok, skill: a.ok ? a.skill : null, issue: a.ok ? null : (a.issues.at(-1)?.message ?? null) })).join("\n") + "\n");
+  });
+  return report;
+}

@@ -1,0 +1,160 @@
+/**
+ * Stage `update`: the PPO mini-batch loop. Per epoch the update's sequences are shuffled (seeded
+ * by run seed, update and epoch) and cut into mini-batches; per mini-batch: the teacher is
+ * rescored with the live weights (`live` schedule), the student is scored, every active term of
+ * the catalogue (`math/losses.ts`) gives its per-token weights, their sum is back-propagated, and
+ * one AdamW step is taken. Which terms run is data (the coefficients), never a branch per method.
+ *
+ * NaN/Inf guard: a mini-batch whose loss or weights are not finite is skipped before backward,
+ * and a step whose gradient norm is not finite is skipped by the policy; both are counted.
+ */
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import type { ScoredSequence } from "../../agent/training-views.ts";
+import { broadcastToTokens } from "../../math/batch.ts";
+import { gate } from "../../math/distill.ts";
+import { combineLosses, type LossInput, type LossName, type LossSettings, type WeightedTerm } from "../../math/losses.ts";
+import { rlsdLambda, rlsdTokenAdvantages } from "../../math/rlsd.ts";
+import type { SeedConfig } from "../config.ts";
+import type { UpdateContext } from "../context.ts";
+import { backwardAll, scoreAll } from "../scoring.ts";
+import { buildMiniBatch, gather, gatherLocal, partition, samplesBySequence, scatter, type UpdateSequences } from "../sequences.ts";
+import type { CachedLogprobs } from "./score.ts";
+import { scoreTeacher } from "./score.ts";
+
+/** The weighted terms of a config, in a fixed order (zero coefficients dropped). */
+export function activeTerms(c: SeedConfig): WeightedTerm[] {
+  const terms: WeightedTerm[] = [
+    { name: "policy-gradient", coef: c.pg.coef },
+    { name: "kl", coef: c.kl.coef },
+    { name: "opd", coef: c.opd.coef },
+    { name: "skill-sd", coef: c.skillSd.coef },
+  ];
+  return terms.filter((t) => t.coef > 0);
+}
+
+/** The loss settings of a config. */
+export function lossSettings(c: SeedConfig): LossSettings {
+  return {
+    aggregation: { mode: c.loss.aggregation, normLength: c.loss.normLength },
+    clip: { low: c.pg.clipLow, high: c.pg.clipHigh, dual: c.pg.dualClip === 0 ? null : c.pg.dualClip },
+    kl: { estimator: c.kl.estimator },
+    opd: { beta: c.opd.beta, denominator: c.opd.denominator },
+  };
+}
+
+/** What the mini-batch loop reports. */
+export type OptimizeResult = {
+  readonly metrics: Record<string, number>;
+  /** Gate per scored position of each sequence from the first epoch (undefined where no teacher). */
+  readonly gates: (Float64Array | undefined)[];
+  /** Mini-batches or steps skipped for non-finite numbers. */
+  readonly nonFinite: number;
+  /** Optimizer steps taken. */
+  readonly steps: number;
+};
+
+/** Inputs of the loop. */
+export type OptimizeInput = {
+  readonly all: UpdateSequences;
+  readonly teacher: readonly (ScoredSequence | undefined)[];
+  readonly cached: CachedLogprobs;
+  /** `[S]` GRPO advantage per step-sample. */
+  readonly advantages: Float64Array;
+  /** `[S]` v_τ per step-sample. */
+  readonly skillValid: Float64Array;
+};
+
+/** Runs the mini-batch loop. */
+export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promise<OptimizeResult> {
+  const c = ctx.config;
+  const terms = activeTerms(c);
+  const settings = lossSettings(c);
+  const { all, teacher, cached } = input;
+  const samplesOf = samplesBySequence(all);
+  const teacherNeeded = terms.some((t) => t.name === "opd" || t.name === "skill-sd") || c.rlsd.enabled;
+  const gates: (Float64Array | undefined)[] = all.sequences.map(() => undefined);
+  const sums: Record<string, number> = {};
+  const counts: Record<string, number> = {};
+  const add = (k: string, v: number) => {
+    if (!Number.isFinite(v)) return;
+    sums[k] = (sums[k] ?? 0) + v;
+    counts[k] = (counts[k] ?? 0) + 1;
+  };
+  let nonFinite = 0, steps = 0, gradMax = 0;
+  const order0 = all.sequences.map((_, i) => i);
+  for (let epoch = 0; epoch < c.update.epochs; epoch++) {
+    const order = Rng.from(deriveSeed(c.run.seed, "minibatch", ctx.update, epoch)).shuffle([...order0]);
+    const parts = partition(c.update.miniBatches === 1 ? order0 : order, c.update.miniBatches);
+    for (let p = 0; p < parts.length; p++) {
+      const mb = buildMiniBatch(all, parts[p]!, samplesOf);
+      if (mb.samples.length === 0) continue;
+      let teacherLp: Float64Array | undefined;
+      if (teacherNeeded) {
+        const live = c.opd.teacherScoring === "live" && !c.rlsd.enabled;
+        const perSeq = live ? await ctx.timer.time("teacher_live", () => scoreTeacher(ctx, teacher, cached.old, mb.sequences)) : mb.sequences.map((i) => cached.teacherFrozen![i]!);
+        teacherLp = gatherLocal(mb, perSeq);
+      }
+      const student = await scoreAll(ctx.policy, mb.requests);
+      const policyLogprobs = gatherLocal(mb, student);
+      const oldLp = gather(mb, cached.old);
+      const sampleAdv = Float64Array.from(mb.samples, (s) => input.advantages[s]!);
+      const skillValid = Float64Array.from(mb.samples, (s) => input.skillValid[s]!);
+      const advantages = c.rlsd.enabled
+        ? rlsdTokenAdvantages({ batch: mb.batch, advantages: sampleAdv, teacherLogprobs: teacherLp!, oldLogprobs: oldLp, lambda: rlsdLambda(ctx.update, c.rlsd), epsW: c.rlsd.epsW })
+        : broadcastToTokens(mb.batch, sampleAdv);
+      const lossInput: LossInput = {
+        batch: mb.batch,
+        policyLogprobs,
+        oldLogprobs: oldLp,
+        advantages,
+        skillValid,
+        ...(cached.reference ? { referenceLogprobs: gather(mb, cached.reference) } : {}),
+        ...(teacherLp ? { teacherLogprobs: teacherLp } : {}),
+      };
+      const weights = new Float64Array(policyLogprobs.length);
+      const termWeights: Record<string, Float64Array> = {};
+      let value = 0;
+      for (const term of terms) {
+        const out = combineLosses([term], lossInput, settings);
+        termWeights[term.name as LossName] = out.dLogprobs;
+        for (let t = 0; t < weights.length; t++) weights[t] = weights[t]! + out.dLogprobs[t]!;
+        value += out.value;
+        for (const [k, v] of Object.entries(out.metrics)) if (k !== "loss/total") add(k, v);
+      }
+      add("loss/total", value);
+      if (epoch === 0 && teacherLp !== undefined) recordGates(gates, mb.sequences, mb.offsets, policyLogprobs, teacherLp, mb.batch.lossMask, c.opd.beta);
+      ctx.onMiniBatch?.({ update: ctx.update, epoch, miniBatch: p, termWeights, weights, lossMask: mb.batch.lossMask });
+      if (!Number.isFinite(value) || weights.some((w) => !Number.isFinite(w))) {
+        nonFinite++;
+        continue;
+      }
+      await backwardAll(ctx.policy, mb.requests, scatter(mb, weights));
+      const r = await ctx.policy.step({ lr: c.optim.lr, beta1: c.optim.beta1, beta2: c.optim.beta2, eps: c.optim.eps, weightDecay: c.optim.weightDecay, maxGradNorm: c.optim.maxGradNorm });
+      if (r.skipped) {
+        nonFinite++;
+        continue;
+      }
+      steps++;
+      add("grad/norm", r.gradNorm);
+      gradMax = Math.max(gradMax, r.gradNorm);
+    }
+  }
+  const metrics: Record<string, number> = {};
+  for (const k of Object.keys(sums)) metrics[k] = sums[k]! / counts[k]!;
+  metrics["grad/norm_max"] = gradMax;
+  metrics["update/steps"] = steps;
+  metrics["guard/nonfinite"] = nonFinite;
+  if (c.rlsd.enabled) metrics["rlsd/lambda"] = rlsdLambda(ctx.update, c.rlsd);
+  return { metrics, gates, nonFinite, steps };
+}
+
+/** Per-sequence gates g = σ(β·(ℓ_T − ℓ_θ)) on trained positions (NaN elsewhere), for the sample files. */
+function recordGates(out: (Float64Array | undefined)[], sequences: readonly number[], offsets: readonly number[], student: Float64Array, teacher: Float64Array, mask: ArrayLike<number>, beta: number): void {
+  sequences.forEach((i, k) => {
+    const start = offsets[k]!;
+    const end = k + 1 < offsets.length ? offsets[k + 1]! : student.length;
+    const g = new Float64Array(end - start).fill(Number.NaN);
+    for (let t = start; t < end; t++) if (mask[t] === 1) g[t - start] = gate(teacher[t]! - student[t]!, beta);
+    out[i] = g;
+  });
+}

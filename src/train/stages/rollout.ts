@@ -1,0 +1,46 @@
+/**
+ * Stage `rollout`: θ_old plays one group of N episodes per task. The student sees a library skill
+ * in its prompt only for the Skill-GRPO / Skill-Prompt presets (`skills.student`); that text is
+ * then part of the recorded prompt ids, so the update trains on exactly what was sampled.
+ */
+import type { Trajectory } from "../../core/trajectory.ts";
+import { collectGroups, type RolloutOptions } from "../../agent/rollout.ts";
+import { applySkill } from "../../skills/context.ts";
+import { librarySkill } from "../../skills/library.ts";
+import type { UpdateContext } from "../context.ts";
+
+/** Rollout options of a config for update `update` (shared with evaluation-style rollouts). */
+export function rolloutOptions(ctx: Pick<UpdateContext, "config" | "chat" | "env" | "tasks" | "onRolloutStep">, update: number): RolloutOptions {
+  const c = ctx.config;
+  const student = c.skills.student === "library";
+  const tasks = ctx.tasks;
+  return {
+    seed: c.run.seed,
+    update,
+    groupSize: c.rollout.groupSize,
+    history: c.rollout.history === "full" ? { mode: "full" } : c.rollout.window >= 0 ? { mode: "window", k: c.rollout.window } : { mode: "window" },
+    maxSteps: ctx.env.maxSteps,
+    maxActionTokens: c.rollout.maxActionTokens,
+    ...(c.rollout.maxContext > 0 ? { maxContext: c.rollout.maxContext } : {}),
+    temperature: c.rollout.temperature,
+    topP: c.rollout.topP,
+    topK: c.rollout.topK,
+    actionMask: c.rollout.actionMask,
+    chat: ctx.chat,
+    ...(student
+      ? { promptTransform: (text: string, where: { groupIndex: number }) => applySkill(text, librarySkill(ctx.env.name, taskText(text), tasks[where.groupIndex]?.id ?? ""), c.skills.context) }
+      : {}),
+    ...(ctx.onRolloutStep ? { onStep: ctx.onRolloutStep } : {}),
+  };
+}
+
+/** The task sentence of a prompt (the text after the first task-line pattern), for library lookup. */
+function taskText(prompt: string): string {
+  const m = /Your task is to:\s*(.+)/.exec(prompt) ?? /Your (?:question|goal is(?: to)?):?\s*(.+)/.exec(prompt);
+  return m?.[1]?.trim() ?? "";
+}
+
+/** Runs the rollout stage. */
+export async function rollout(ctx: UpdateContext): Promise<Trajectory[]> {
+  return collectGroups(ctx.policy, () => ctx.env.makeEnv(), ctx.tasks, rolloutOptions(ctx, ctx.update));
+}

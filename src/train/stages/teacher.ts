@@ -1,0 +1,61 @@
+/**
+ * Stages `analyze` and `teacher views`: the skill of each trajectory (the analyzer role of θ_old
+ * or its snapshot, the static library, or the frozen `static-self` library), then the teacher's
+ * view of every sequence: the recorded prompt text rebuilt through H with that skill, followed by
+ * the sampled ids untouched (agent/training-views.ts). A trajectory without a usable skill has no
+ * teacher view (v_τ = 0): no distillation term, the RL term unchanged.
+ */
+import { ContextLimitError } from "../../core/errors.ts";
+import type { Trajectory } from "../../core/trajectory.ts";
+import { teacherSequences, type ScoredSequence } from "../../agent/training-views.ts";
+import { applySkill } from "../../skills/context.ts";
+import type { TeacherSkills, UpdateContext } from "../context.ts";
+import { deriveSeed } from "../../core/rng.ts";
+import { librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
+import type { UpdateSequences } from "../sequences.ts";
+
+/** The teacher skill of every trajectory, by the config's source. */
+export async function teacherSkills(ctx: UpdateContext, trajectories: readonly Trajectory[]): Promise<TeacherSkills> {
+  const c = ctx.config;
+  switch (c.skills.teacher) {
+    case "none":
+      return { skills: trajectories.map(() => ""), valid: trajectories.map(() => 0), metrics: {} };
+    case "library":
+      return librarySkills(ctx.env.name, trajectories);
+    case "static-self":
+      return staticSkills(ctx.env.name, ctx.staticLibrary ?? {}, trajectories);
+    case "self": {
+      if (ctx.analyzer === null) throw new Error("self skills need an analyzer policy");
+      const maxContext = c.rollout.maxContext > 0 ? Math.min(c.rollout.maxContext, ctx.analyzer.maxContext) : ctx.analyzer.maxContext;
+      return selfSkills(ctx.analyzer, ctx.chat, trajectories, {
+        maxSkillTokens: c.skills.maxSkillTokens, maxContext, attempts: c.skills.analyzerAttempts, seed: deriveSeed(c.run.seed, "analyze", ctx.update),
+      });
+    }
+  }
+}
+
+/** Teacher views aligned with `all.sequences`, and how many trajectories could not fit theirs. */
+export function teacherViews(ctx: UpdateContext, trajectories: readonly Trajectory[], all: UpdateSequences, skills: TeacherSkills): { views: (ScoredSequence | undefined)[]; valid: number[]; unfit: number } {
+  const maxContext = ctx.config.rollout.maxContext > 0 ? Math.min(ctx.config.rollout.maxContext, ctx.policy.maxContext) : ctx.policy.maxContext;
+  const perTraj: (ScoredSequence[] | undefined)[] = trajectories.map(() => undefined);
+  const valid = [...skills.valid];
+  let unfit = 0;
+  trajectories.forEach((traj, t) => {
+    if (valid[t] !== 1) return;
+    const skill = skills.skills[t]!;
+    try {
+      perTraj[t] = teacherSequences(traj, (text) => applySkill(text, skill, ctx.config.skills.context), ctx.chat, { maxContext });
+    } catch (e) {
+      if (!(e instanceof ContextLimitError)) throw e;
+      valid[t] = 0;
+      unfit++;
+    }
+  });
+  const next = trajectories.map(() => 0);
+  const views = all.sequences.map((s) => {
+    const list = perTraj[s.traj];
+    const k = next[s.traj]!++;
+    return list?.[k];
+  });
+  return { views, valid, unfit };
+}

@@ -1,0 +1,290 @@
+/**
+ * The trainer: the cadence around `runUpdate` (STYLE.md §7) and the run directory (§6).
+ *
+ *   <run>/config.json            the resolved config (a rerun must resolve to the same one)
+ *   <run>/metrics.jsonl          one JSON object per update (flat keys + slash metrics)
+ *   <run>/samples/update-XXXXXX.jsonl   a few trajectories with their skill and per-token gates
+ *   <run>/checkpoints/update-XXXXXX/    policy (weights, tokenizer, AdamW), trainer.json, analyzer/
+ *
+ * Exact resume: the same command on the same run directory continues from the newest
+ * checkpoint; metrics lines past it are dropped and redone. Every random draw derives from
+ * (run seed, update, ...), caches are cleared at every update start, and metrics are written
+ * before the checkpoint, so a run killed with SIGKILL at any point ends with the same weights and
+ * metrics (timings aside) as one never interrupted.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { SeedError, UsageError } from "../core/errors.ts";
+import { deriveSeed } from "../core/rng.ts";
+import { Progress } from "../core/progress.ts";
+import type { Trajectory } from "../core/trajectory.ts";
+import { ChatFormat } from "../agent/chat-format.ts";
+import { collectGroups } from "../agent/rollout.ts";
+import { policySequences } from "../agent/training-views.ts";
+import { trajectoryJsonLine } from "../agent/jsonl.ts";
+import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
+import type { Policy } from "../policy/policy.ts";
+import { ensureBase, type BaseOptions } from "./base.ts";
+import { checkpointName, listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "./checkpoint.ts";
+import type { SeedConfig } from "./config.ts";
+import type { MiniBatchTrace } from "./context.ts";
+import { trainingEnv, type TrainingEnv } from "./envs.ts";
+import { isTimingKey, metricsLine } from "./metrics.ts";
+import { taskIndices } from "./schedule.ts";
+import { analyzeWithPolicy, libraryFromAnalyses } from "./skill-sources.ts";
+import { rolloutOptions } from "./stages/rollout.ts";
+import { StageTimer } from "./timer.ts";
+import { runUpdate, type UpdateResult } from "./update.ts";
+
+/** Options of `train`. */
+export type TrainOptions = BaseOptions & {
+  /** The run directory (created; resumed when it holds checkpoints). */
+  readonly runDir: string;
+  /** No progress bar. @default false */
+  readonly quiet?: boolean;
+  /** Called after every update with its metrics line. */
+  readonly onUpdate?: (line: Record<string, unknown>) => void;
+  /** Called for every mini-batch (tests: per-term weights). */
+  readonly onMiniBatch?: (trace: MiniBatchTrace) => void;
+};
+
+/** What a finished run reports. */
+export type TrainResult = {
+  readonly runDir: string;
+  /** Updates completed in total (resumed ones included). */
+  readonly updates: number;
+  /** Updates this call ran. */
+  readonly ran: number;
+  /** Update the run resumed after (0 for a fresh start). */
+  readonly resumedFrom: number;
+  /** The newest checkpoint's policy directory (the trained policy). */
+  readonly policyDir: string;
+  /** The last metrics line. */
+  readonly last: Record<string, unknown> | null;
+};
+
+/** The task pool size of a run. */
+function poolSize(config: SeedConfig, env: TrainingEnv): number {
+  return env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER).length;
+}
+
+/** Checks the run directory's config against this one (a different config is a different run). */
+function claimRunDir(runDir: string, config: SeedConfig): void {
+  mkdirSync(runDir, { recursive: true });
+  const path = join(runDir, "config.json");
+  const text = JSON.stringify(config, null, 2) + "\n";
+  if (existsSync(path)) {
+    let old: unknown;
+    try {
+      old = JSON.parse(readFileSync(path, "utf8"));
+    } catch {
+      old = undefined;
+    }
+    const diff = differingPaths(old, config);
+    if (diff.length > 0) {
+      throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
+    }
+    return;
+  }
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+function differingPaths(a: unknown, b: unknown, path = ""): string[] {
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].flatMap((k) => differingPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || "(root)"];
+}
+
+/** Keeps the metrics lines up to `update` (drops lines of updates redone after a resume, and a torn last line). */
+function truncateMetrics(runDir: string, update: number): Record<string, unknown> | null {
+  const path = join(runDir, "metrics.jsonl");
+  if (!existsSync(path)) return null;
+  const kept: string[] = [];
+  let last: Record<string, unknown> | null = null;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    let obj: Record<string, unknown>;
+    try {
+      obj = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (typeof obj["update"] === "number" && obj["update"] <= update) {
+      kept.push(line);
+      last = obj;
+    }
+  }
+  writeFileSync(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
+  renameSync(`${path}.tmp`, path);
+  return last;
+}
+
+/** Clears a policy's prefix cache when it has one (the embedded policies do). */
+function clearCache(p: Policy | null): void {
+  const c = p as { clearPrefixCache?: () => void } | null;
+  c?.clearPrefixCache?.();
+}
+
+/**
+ * Trains with `config` in `options.runDir`, resuming from its newest checkpoint when there is one.
+ * @example
+ * const result = await train(resolveConfig({ preset: "seed", quick: true }), { runDir: "runs/seed-quick" });
+ */
+export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
+  const runDir = resolve(options.runDir);
+  claimRunDir(runDir, config);
+  const env = trainingEnv(config);
+  const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
+  if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
+
+  const checkpoints = listCheckpoints(runDir);
+  const latest = checkpoints.at(-1);
+  let state: TrainerState | null = latest === undefined ? null : readTrainerState(latest.dir);
+  const init = state?.init ?? (await ensureBase(config, options));
+  const policy = await EmbeddedPolicy.load(latest === undefined ? init : join(latest.dir, "policy"));
+  const startPolicy: FrozenPolicy | EmbeddedPolicy = latest === undefined ? await policy.snapshot() : await EmbeddedPolicy.load(init);
+  const chat = new ChatFormat(policy.tokenizer);
+  const K = config.skills.refreshEvery;
+  let analyzerSnapshot: Policy | null = null;
+  let analyzerFrom: number | null = state?.analyzerFrom ?? null;
+  if (K > 1 && latest !== undefined && analyzerFrom !== null) {
+    analyzerSnapshot = existsSync(join(latest.dir, "analyzer")) ? await EmbeddedPolicy.load(join(latest.dir, "analyzer")) : null;
+  }
+  let staticLibrary = state?.staticLibrary ?? null;
+  if (config.skills.teacher === "static-self" && staticLibrary === null) {
+    staticLibrary = await buildStaticLibrary(config, policy, chat, env, pool);
+    writeFileSync(join(runDir, "skill-library.json"), JSON.stringify(staticLibrary, null, 2) + "\n");
+  }
+  const resumedFrom = state?.update ?? 0;
+  let last = truncateMetrics(runDir, resumedFrom);
+  let bad = state?.badUpdates ?? 0;
+  const bar = new Progress(`train ${config.method.name}`, config.run.updates, { silent: options.quiet ?? false });
+  bar.tick(resumedFrom, resumedFrom > 0 ? `resumed after update ${resumedFrom}` : undefined);
+  let ran = 0;
+
+  for (let u = resumedFrom + 1; u <= config.run.updates; u++) {
+    if (K > 1 && (u - 1) % K === 0) {
+      analyzerSnapshot = await policy.snapshot();
+      analyzerFrom = u;
+    }
+    const analyzer: Policy | null = config.skills.teacher !== "self" ? null : K === 1 ? policy : K === 0 ? startPolicy : analyzerSnapshot;
+    clearCache(policy);
+    clearCache(analyzer);
+    const timer = new StageTimer();
+    const tasks = taskIndices(config.run.seed, pool.length, u, config.rollout.tasksPerUpdate).map((i) => pool[i]!);
+    const result = await runUpdate({
+      config, update: u, policy, reference: config.kl.coef > 0 ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
+      ...(options.onMiniBatch ? { onMiniBatch: options.onMiniBatch } : {}),
+    });
+    await timer.time("samples", () => writeSamples(runDir, config, u, result));
+    bad = result.failed ? bad + 1 : 0;
+    const line = metricsLine(u, { ...result.metrics, "guard/bad_updates": bad }, timer.drain());
+    appendFileSync(join(runDir, "metrics.jsonl"), JSON.stringify(line) + "\n");
+    last = line;
+    options.onUpdate?.(line);
+    ran++;
+    if (u % config.run.checkpointEvery === 0 || u === config.run.updates || bad >= config.run.maxBadUpdates) {
+      state = {
+        formatVersion: TRAINER_FORMAT_VERSION, update: u, taskCursor: u * config.rollout.tasksPerUpdate, taskPool: pool.length, init,
+        analyzerFrom: K > 1 ? analyzerFrom : null, staticLibrary, badUpdates: bad,
+        nextSeeds: { rollout: deriveSeed(config.run.seed, "rollout", u + 1), minibatch: deriveSeed(config.run.seed, "minibatch", u + 1, 0) },
+      };
+      const saveAnalyzer = K > 1 && analyzerSnapshot !== null && (u % K !== 0) ? weightsOf(analyzerSnapshot) : null;
+      await writeTrainerCheckpoint(runDir, policy, state, saveAnalyzer);
+      pruneCheckpoints(runDir, config.run.keepCheckpoints);
+    }
+    bar.tick(1, statusOf(line));
+    if (bad >= config.run.maxBadUpdates) {
+      bar.done();
+      throw new SeedError(`training stopped: ${bad} consecutive updates (the last: ${u}) had only non-finite losses or gradients; lower optim.lr, check the starting checkpoint, or raise run.maxBadUpdates`);
+    }
+  }
+  bar.done();
+  const final = listCheckpoints(runDir).at(-1);
+  return {
+    runDir, updates: Math.max(resumedFrom, config.run.updates), ran, resumedFrom,
+    policyDir: final === undefined ? init : join(final.dir, "policy"), last,
+  };
+}
+
+/** The parts of an embedded frozen policy needed to save it. */
+function weightsOf(p: Policy): { config: EmbeddedPolicy["config"]; params: EmbeddedPolicy["params"]; tokenizer: EmbeddedPolicy["tokenizer"] } {
+  const e = p as EmbeddedPolicy;
+  return { config: e.config, params: e.params, tokenizer: e.tokenizer };
+}
+
+function statusOf(line: Record<string, unknown>): string {
+  const f = (k: string) => (typeof line[k] === "number" ? (line[k] as number).toFixed(2) : "-");
+  return `success ${f("success_rate")} tie ${f("tie_rate")}${line["gate_mean"] !== undefined ? ` gate ${f("gate_mean")}` : ""}`;
+}
+
+/** The `static-self` library: θ_0 plays the first tasks of the pool and analyses its own episodes, once. */
+async function buildStaticLibrary(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly import("../envs/env.ts").TaskSpec[]): Promise<Record<string, string>> {
+  const tasks = pool.slice(0, Math.max(config.rollout.tasksPerUpdate, Math.min(pool.length, 12)));
+  const opts = rolloutOptions({ config, chat, env, tasks }, 0);
+  const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, { ...opts, seed: deriveSeed(config.run.seed, "static-library"), groupSize: config.skills.staticRollouts });
+  const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
+  const analyses = await analyzeWithPolicy(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(config.run.seed, "static-library-analyze") });
+  clearCache(policy);
+  return libraryFromAnalyses(env.name, trajectories, analyses);
+}
+
+/** Writes `samples/update-XXXXXX.jsonl`: a few trajectories (spread over groups) with skill, v_τ and per-turn gates. */
+function writeSamples(runDir: string, config: SeedConfig, update: number, result: UpdateResult): void {
+  if (config.run.samplesEvery === 0 || update % config.run.samplesEvery !== 0 || config.run.samplesPerUpdate === 0) return;
+  const n = result.trajectories.length;
+  const k = Math.min(n, config.run.samplesPerUpdate);
+  const picks = Array.from({ length: k }, (_, i) => Math.floor((i * n) / k));
+  const lines = picks.map((i) => {
+    const traj = result.trajectories[i]!;
+    return trajectoryJsonLine(traj, { tokens: false, extra: () => ({ update, skill: result.skills.skills[i] ?? "", skillValid: result.skills.valid[i] ?? 0, gates: turnGates(traj, result.gates[i] ?? []) }) });
+  });
+  mkdirSync(join(runDir, "samples"), { recursive: true });
+  const path = join(runDir, "samples", `${checkpointName(update)}.jsonl`);
+  writeFileSync(`${path}.tmp`, lines.map((l) => l + "\n").join(""));
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Per-turn gates (4 decimals) from per-sequence gate arrays; empty lists where no teacher ran. */
+function turnGates(traj: Trajectory, perSequence: readonly (Float64Array | undefined)[]): number[][] {
+  const out: number[][] = traj.turns.map(() => []);
+  policySequences(traj).forEach((seq, s) => {
+    const g = perSequence[s];
+    if (g === undefined) return;
+    for (const seg of seq.segments) out[seg.turn] = Array.from(g.subarray(seg.offset, seg.offset + seg.length), (x) => Math.round(x * 1e4) / 1e4);
+  });
+  return out;
+}
+
+/** Metrics lines of a run directory without their timing keys (for comparing runs). */
+export function metricsWithoutTimings(runDir: string): Record<string, unknown>[] {
+  const path = join(runDir, "metrics.jsonl");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => {
+    const obj = JSON.parse(l) as Record<string, unknown>;
+    for (const k of Object.keys(obj)) if (isTimingKey(k)) delete obj[k];
+    return obj;
+  });
+}
+
+/**
+ * The trained policy of a run directory (its newest checkpoint), or the starting policy when no
+ * update completed. For evaluation: `loadRunPolicy("runs/seed").then((p) => evaluate(p, ...))`.
+ */
+export async function loadRunPolicy(runDir: string): Promise<EmbeddedPolicy> {
+  const latest = listCheckpoints(runDir).at(-1);
+  if (latest === undefined) throw new UsageError(`${runDir} has no checkpoint yet (checkpoints/update-XXXXXX)`);
+  return EmbeddedPolicy.load(join(latest.dir, "policy"));
+}
+
+/** The resolved config a run directory was trained with. */
+export function readRunConfig(runDir: string): SeedConfig {
+  const path = join(runDir, "config.json");
+  if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
+  return JSON.parse(readFileSync(path, "utf8")) as SeedConfig;
+}
+
+export { poolSize };
