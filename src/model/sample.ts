@@ -103,18 +103,24 @@ export function pickToken(logits: Float32Array, vocab: number, p: SamplingParams
       keep = cut;
     }
   }
+  // One exp per kept candidate; the cumulative pass below reuses them.
   let total = 0;
-  for (let j = 0; j < keep; j++) total += Math.exp(vals[j]!);
+  for (let j = 0; j < keep; j++) {
+    const w = Math.exp(vals[j]!);
+    vals[j] = w;
+    total += w;
+  }
   const u = rng.float() * total;
   let cum = 0, chosen = keep - 1;
   for (let j = 0; j < keep; j++) {
-    cum += Math.exp(vals[j]!);
+    cum += vals[j]!;
     if (u < cum) {
       chosen = j;
       break;
     }
   }
-  return { token: ids[chosen]!, logprob: vals[chosen]! - Math.log(total) };
+  const id = ids[chosen]!;
+  return { token: id, logprob: (logits[id]! - max) * invT - Math.log(total) };
 }
 
 /**
