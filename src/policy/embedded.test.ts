@@ -75,6 +75,10 @@ test("sampled log-probs at temperature 1 equal the policy's score of the same to
   const samples = await p.sample([1, 2, 3].map((seed) => ({ prompt, maxTokens: 20, seed, stopTokens: [] })));
   const scores = await p.score(samples.map((s) => ({ tokens: [...prompt, ...s.tokens], start: prompt.length })));
   samples.forEach((s, i) => assert.ok(maxDiff(s.logprobs, scores[i]!) < 1e-4, `row ${i}: ${maxDiff(s.logprobs, scores[i]!)}`));
+  // Greedy tokens carry the log-prob of the untempered distribution, which is what score gives.
+  const [g] = await p.sample([{ prompt, maxTokens: 10, seed: 1, temperature: 0, stopTokens: [] }]);
+  const [gs] = await p.score([{ tokens: [...prompt, ...g!.tokens], start: prompt.length }]);
+  assert.ok(maxDiff(g!.logprobs, gs!) < 1e-4);
   // A constraint whose allowed set depends on what was generated so far.
   const sets = (n: number) => [n % 7, 10 + (n % 5), 20, 31, tok.eosId];
   const constraint: TokenConstraint = { allowed: (g) => sets(g.length) };
