@@ -32,13 +32,21 @@ const HELP: Act = { kind: A.help, a: -1, b: -1 };
 
 const goals = new WeakMap<AlfGame, GoalTest>();
 
-function goalOf(game: AlfGame, t: GameTables): GoalTest {
+function goalOf(game: AlfGame, t: GameTables, where = game.id): GoalTest {
   let g = goals.get(game);
   if (g === undefined) {
-    g = compileGoal(game.goal, t, game.id);
+    g = compileGoal(game.goal, t, where);
     goals.set(game, g);
   }
   return g;
+}
+
+/**
+ * Compile (and cache) a game's goal now, so a bad goal is reported at load time.
+ * @throws DataError naming `where` for unknown predicates or constants
+ */
+export function prepareGame(game: AlfGame, where: string): void {
+  goalOf(game, tablesOf(game), where);
 }
 
 /** What one command did. */

@@ -135,7 +135,10 @@ export function gameFromProblem(problem: PddlProblem, meta: {
   };
 
   for (const f of problem.init) {
-    for (const a of f.args) entityIds.push(a);
+    for (const a of f.args) {
+      if (!declared.has(a)) throw new DataError(`${where}: fact argument '${a}' of (${f.pred} ...) is not declared in (:objects ...)`);
+      entityIds.push(a);
+    }
     const [a0, a1] = f.args;
     const need = (n: number): void => {
       if (f.args.length !== n) throw new DataError(`${where}: (${f.pred} ...) expects ${n} arguments, got ${f.args.length}`);

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { DataError } from "../../core/errors.ts";
 import type { TaskSpec } from "../env.ts";
+import { prepareGame } from "./engine.ts";
 import { gameFromProblem, type AlfGame } from "./game.ts";
 import { parsePddlProblem } from "./problem.ts";
 import { parseTaskDir, type TaskType } from "./tasks.ts";
@@ -56,10 +57,12 @@ export function parseGameFile(text: string, path: string, id = path): AlfGame {
   }
   const task = TASK_LINE.exec(grammar)?.[1];
   if (task === undefined) throw new DataError(`${path}: the grammar has no "Your task is to: ..." line`);
-  return gameFromProblem(parsePddlProblem(problem, path), {
+  const game = gameFromProblem(parsePddlProblem(problem, path), {
     id, taskType: info.taskType, task, where: path,
     ...(walkthrough !== undefined ? { walkthrough: walkthrough as string[] } : {}),
   });
+  prepareGame(game, path);
+  return game;
 }
 
 /**
