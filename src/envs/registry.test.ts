@@ -49,6 +49,16 @@ test("unknown names, splits and options are UsageErrors naming the valid ones", 
   assert.throws(() => taskSource("search", "nope"), UsageError);
 });
 
+test("dataPath switches ALFWorld to the real games", { skip: existsSync(resolve(DATA, "alfworld")) ? false : `no ${DATA}/alfworld` }, () => {
+  const games = taskSource("alfworld", "valid_seen", { dataPath: resolve(DATA, "alfworld") });
+  assert.equal(games.length, 140);
+  assert.equal(taskSource("alfworld", "valid_unseen", { dataPath: resolve(DATA, "alfworld"), count: 5 }).length, 5);
+  const task = games.find((t) => t.id.includes("pick_and_place_simple-Book-None-SideTable-329"))!;
+  const obs = makeEnv("alfworld").reset(task, 0);
+  assert.match(obs.text, /^-= Welcome to TextWorld, ALFRED! =-/);
+  assert.equal(obs.task, "put some book on sidetable.");
+});
+
 test("dataPath switches Search-QA tasks to the real question sets", { skip: existsSync(DATA) ? false : `no ${DATA}` }, () => {
   const nq = taskSource("search", "nq", { dataPath: resolve(DATA, "search-qa"), count: 10 });
   assert.equal(nq.length, 10);

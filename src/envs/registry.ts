@@ -13,6 +13,9 @@ import { DataError, UsageError } from "../core/errors.ts";
 import { Rng, deriveSeed } from "../core/rng.ts";
 import type { Env, TaskSpec } from "./env.ts";
 import { NoisyExpert, randomAdmissible, type Expert, type ExpertFactory, type RandomAction } from "./expert.ts";
+import {
+  alfworldExpertFactory, alfworldGeneratedTasks, alfworldTasks, GENERATED_SPLITS, makeAlfworldEnv, type GeneratedSplit,
+} from "./alfworld/index.ts";
 import { EzPointsEnv, ezpointsExpert, ezpointsRandomAction } from "./ezpoints/index.ts";
 import {
   Bm25Retriever, loadCorpus, loadQaSet, makeSearchEnv, RemoteRetriever, searchExpert, searchRandomAction, syntheticSearchTasks, type Retriever,
@@ -35,8 +38,9 @@ export type EnvOptions = {
   /** Seed of a generated world (WebShop shop, Search-QA knowledge base). @default 0 */
   readonly seed?: number;
   /**
-   * Real benchmark data instead of the generated world: WebShop's folder (holding
-   * `items_shuffle_1000.json`, optionally `items_human_ins.json`); Search-QA's folder of question
+   * Real benchmark data instead of the generated world: ALFWorld's root (holding
+   * `json_2.1.1/<split>/...`; splits `train`, `valid_seen`, `valid_unseen`); WebShop's folder
+   * (holding `items_shuffle_1000.json`, optionally `items_human_ins.json`); Search-QA's folder of question
    * sets (the split is the dataset name, `nq`, `hotpotqa`, ...; the environment then searches the
    * folder's `wiki*.jsonl` corpus unless `corpus` or `retrieverUrl` is given) or one file.
    */
@@ -75,7 +79,10 @@ export type EnvEntry = {
   readonly randomAction: RandomAction;
 };
 
-/** An entry of an environment whose module is not in this build yet. */
+/**
+ * An entry of an environment whose module is not in this build (kept so a partial build still
+ * lists every benchmark and says what is missing).
+ */
 type Missing = { readonly name: EnvName; readonly missing: string };
 
 const shops = new Map<string, Shop>();
@@ -138,6 +145,20 @@ function limit(tasks: TaskSpec[], count: number | undefined): TaskSpec[] {
   return count === undefined ? tasks : tasks.slice(0, count);
 }
 
+/**
+ * Default sizes of generated ALFWorld splits: the real evaluation splits' sizes (140, 134) and a
+ * training pool of 1,000 games (the generator is unbounded, and generating the real train size,
+ * 3,553, takes seconds; pass `count` for more).
+ */
+const ALFWORLD_GENERATED_COUNTS: Readonly<Record<GeneratedSplit, number>> = { train: 1000, valid_seen: 140, valid_unseen: 134 };
+
+function generatedSplit(split: string): GeneratedSplit {
+  if (!(GENERATED_SPLITS as readonly string[]).includes(split)) {
+    throw new UsageError(`generated alfworld has no split '${split}' (one of ${GENERATED_SPLITS.join(", ")})`);
+  }
+  return split as GeneratedSplit;
+}
+
 /** Default number of seed tasks: the 128 validation seeds of §1.2, the whole training range. */
 function seedCount(split: string, count: number | undefined): number {
   return count ?? (split === "train" ? 2 ** 16 : 128);
@@ -147,7 +168,19 @@ const maxSteps = (o: EnvOptions) => (o.maxSteps === undefined ? {} : { maxSteps:
 
 /** Every environment. */
 export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
-  alfworld: { name: "alfworld", missing: "the ALFWorld module has no index.ts in this build" },
+  alfworld: {
+    name: "alfworld",
+    description: "ALFWorld (TextWorld-PDDL household games): real game files with dataPath, generated games otherwise",
+    options: ["seed", "dataPath", "maxSteps", "count"],
+    splits: [...GENERATED_SPLITS],
+    evalSplits: ["valid_seen", "valid_unseen"],
+    makeEnv: (o) => makeAlfworldEnv(maxSteps(o)),
+    tasks: (split, o) => o.dataPath !== undefined
+      ? limit(alfworldTasks(o.dataPath, split), o.count)
+      : alfworldGeneratedTasks(generatedSplit(split), o.count ?? ALFWORLD_GENERATED_COUNTS[generatedSplit(split)], { seed: o.seed ?? 0 }),
+    expert: alfworldExpertFactory(),
+    randomAction: randomAdmissible,
+  },
   webshop: {
     name: "webshop",
     description: "WebShop text mode: search, results, item pages, Buy Now; reward from type/attribute/option/price match",
