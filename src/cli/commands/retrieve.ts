@@ -63,6 +63,7 @@ async function query(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** `seed retrieve serve|query`. */
 export const command: Command = {
   summary: "serve a BM25 retriever with the Search-R1 API",
   async run(argv) {

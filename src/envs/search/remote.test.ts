@@ -4,7 +4,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { EnvStateError, RemoteError } from "../../core/errors.ts";
 import { playEpisode } from "../expert.ts";
 import { RemoteRetriever, SearchEnv, searchExpert, syntheticSearchTasks, syntheticWorld } from "./index.ts";
@@ -12,10 +14,15 @@ import { RemoteRetriever, SearchEnv, searchExpert, syntheticSearchTasks, synthet
 const ROOT = resolve(import.meta.dirname, "../../..");
 let server: ChildProcess | undefined;
 let url = "";
+let corpusFile = "";
 
 before(async () => {
-  // The synthetic corpus keeps the test independent of ../shared/data and identical to the in-process world.
-  server = spawn(process.execPath, ["bin/seed.js", "retrieve", "serve", "--synthetic", "0", "--port", "0", "--json"], {
+  // The generated corpus, written as a Search-R1 JSONL file, keeps the test independent of
+  // ../shared/data and lets it compare with the same world searched in process.
+  const dir = mkdtempSync(join(tmpdir(), "seed-retrieve-"));
+  corpusFile = join(dir, "corpus.jsonl");
+  writeFileSync(corpusFile, syntheticWorld(0).kb.passages.map((p) => JSON.stringify(p)).join("\n") + "\n");
+  server = spawn(process.execPath, ["bin/seed.js", "retrieve", "serve", "--corpus", corpusFile, "--port", "0", "--json"], {
     cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
   });
   url = await new Promise<string>((ok, fail) => {
@@ -40,6 +47,7 @@ after(async () => {
     server.kill("SIGTERM");
     await exited;
   }
+  if (corpusFile !== "") rmSync(dirname(corpusFile), { recursive: true, force: true });
 });
 
 test("the server answers in Search-R1's shape with the in-process ranking", async () => {
