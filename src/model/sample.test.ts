@@ -55,7 +55,7 @@ test("temperature, top-k, top-p and the mask cut and renormalise the distributio
     const tp = pickToken(logits, 6, params(1, 0.8), null, rng);
     assert.ok([1, 3, 5].includes(tp.token), `${tp.token}`);
     assert.ok(Math.abs(tp.logprob - logSoftmax([3, 3, 2])[[1, 3, 5].indexOf(tp.token)]!) < 1e-12);
-    const m = pickToken(logits, 6, params(1), [4, 2], rng);
+    const m = pickToken(logits, 6, params(1), [4, 2, 2, 4, 2], rng); // duplicates count once
     assert.ok(Math.abs(m.logprob - logSoftmax([0.5, -2])[m.token === 2 ? 0 : 1]!) < 1e-12);
     // ids at or above `vocab` (padding rows) are never candidates
     assert.ok(pickToken(logits, 3, params(1), null, rng).token < 3);
@@ -64,6 +64,7 @@ test("temperature, top-k, top-p and the mask cut and renormalise the distributio
 
 test("bad input is a ShapeError: NaN logits, a constraint that allows nothing", () => {
   assert.throws(() => pickToken(Float32Array.from([0, NaN]), 2, params(1), null, Rng.from(1)), ShapeError);
+  assert.throws(() => pickToken(Float32Array.from([0, Infinity]), 2, params(0), null, Rng.from(1)), /is Infinity/);
   assert.throws(() => pickToken(logits, 6, params(1), [], Rng.from(1)), /allows no token/);
   assert.throws(() => pickToken(logits, 6, params(1), [7, 8], Rng.from(1)), /allows no token/);
 });

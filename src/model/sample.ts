@@ -30,11 +30,15 @@ export type Pick = { readonly token: number; readonly logprob: number };
 export class PickScratch {
   ids = new Int32Array(0);
   vals = new Float64Array(0);
-  ensure(n: number): void {
+  /** Per-id stamp that drops duplicate ids from an allowed list (a duplicate must not double its mass). */
+  seen = new Int32Array(0);
+  stamp = 0;
+  ensure(n: number, vocab: number): void {
     if (this.ids.length < n) {
       this.ids = new Int32Array(n);
       this.vals = new Float64Array(n);
     }
+    if (this.seen.length < vocab) this.seen = new Int32Array(vocab);
   }
 }
 
@@ -53,19 +57,24 @@ export function checkSamplingParams(p: SamplingParams): void {
  */
 export function pickToken(logits: Float32Array, vocab: number, p: SamplingParams, allowed: readonly number[] | null,
                           rng: Rng, scratch = new PickScratch()): Pick {
-  scratch.ensure(allowed === null ? vocab : allowed.length);
+  scratch.ensure(allowed === null ? vocab : allowed.length, allowed === null ? 0 : vocab);
   const ids = scratch.ids, vals = scratch.vals;
   let n = 0;
   if (allowed === null) {
     for (let i = 0; i < vocab; i++) ids[n++] = i;
   } else {
-    for (const id of allowed) if (Number.isInteger(id) && id >= 0 && id < vocab) ids[n++] = id;
+    const seen = scratch.seen, stamp = ++scratch.stamp;
+    for (const id of allowed) {
+      if (!Number.isInteger(id) || id < 0 || id >= vocab || seen[id] === stamp) continue;
+      seen[id] = stamp;
+      ids[n++] = id;
+    }
   }
   if (n === 0) throw new ShapeError("the constraint allows no token the model can emit");
   let max = -Infinity, arg = -1;
   for (let j = 0; j < n; j++) {
     const z = logits[ids[j]!]!;
-    if (Number.isNaN(z)) throw new ShapeError(`logit of token ${ids[j]} is NaN`);
+    if (!Number.isFinite(z)) throw new ShapeError(`logit of token ${ids[j]} is ${z}`);
     if (z > max || (z === max && ids[j]! < ids[arg]!)) {
       max = z;
       arg = j;
