@@ -187,3 +187,23 @@ test("native and reference engines agree on the whole model (log-probs and gradi
     assert.ok(d / s < 1e-3, `${name}: ${d / s}`);
   }
 });
+
+test("reused activation buffers leak nothing between calls of different sizes", () => {
+  const cfg = presetConfig("tiny");
+  const params = ParamStore.init(cfg, Rng.from(16), 0.2);
+  const rng = Rng.from(17);
+  const big = randomRows(rng, cfg, [40, 33]), small = randomRows(rng, cfg, [9]);
+  const wSmall = small.map((r) => new Float32Array(r.tokens.length - r.start).fill(0.5));
+  const fresh = new Transformer(cfg, params);
+  const want = fresh.logprobs(small);
+  fresh.backward(small, wSmall);
+  const used = new Transformer(cfg, params);
+  used.backward(big, big.map((r) => new Float32Array(r.tokens.length - r.start).fill(1)));
+  used.logprobs(big);
+  used.zeroGrad();
+  assert.deepEqual(used.logprobs(small), want);
+  used.backward(small, wSmall);
+  for (const [name, g] of fresh.grads.entries()) assert.deepEqual(used.grads.get(name), g, name);
+  used.releaseWorkspace();
+  assert.deepEqual(used.logprobs(small), want);
+});

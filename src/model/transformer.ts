@@ -100,6 +100,11 @@ export class Transformer {
   /** Dtype the matmuls of scoring and training run in (decoding always uses f32). */
   readonly computeDtype: MatmulDtype;
   private gradStore: ParamStore | null = null;
+  /**
+   * Activation buffers kept between calls (grown, never shrunk): a training step reuses them
+   * instead of allocating and zero-filling a few hundred MB. `releaseWorkspace` frees them.
+   */
+  private readonly ws = new Map<string, Float32Array>();
 
   constructor(config: ModelConfig, params: ParamStore, options: TransformerOptions = {}) {
     for (const f of SHAPE_FIELDS) {
@@ -116,6 +121,21 @@ export class Transformer {
   get grads(): ParamStore {
     if (this.gradStore === null) this.gradStore = ParamStore.zeros(this.config);
     return this.gradStore;
+  }
+
+  /** Drop the cached activation buffers (they are rebuilt on the next call). */
+  releaseWorkspace(): void {
+    this.ws.clear();
+  }
+
+  /** A workspace buffer of `n` floats with unspecified contents, valid until the next call. */
+  private buf(key: string, n: number): Float32Array {
+    let b = this.ws.get(key);
+    if (b === undefined || b.length < n) {
+      b = new Float32Array(n);
+      this.ws.set(key, b);
+    }
+    return b.subarray(0, n);
   }
 
   /** Zero the accumulated gradients. */
@@ -167,21 +187,19 @@ export class Transformer {
   private forward(p: PackedBatch, weights: Float32Array | null): ForwardState {
     const c = this.config, e = this.engine, dt = this.computeDtype, save = weights !== null;
     const N = p.n, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
-    let x = new Float32Array(N * D);
+    let x = this.buf(save ? "x0" : "x", N * D);
     embed(x, this.params.get(GLOBAL_NAMES.embed), p.ids, D);
     const layers: LayerActs[] = [];
-    let acts: LayerActs | null = null;
     for (let l = 0; l < c.nLayers; l++) {
       const w = layerWeights(this.params, l);
-      if (save || acts === null) {
-        acts = {
-          x, inv1: new Float32Array(N), xn1: new Float32Array(N * D), q: new Float32Array(N * D),
-          k: new Float32Array(N * KV), v: new Float32Array(N * KV), a: new Float32Array(N * D),
-          lse: new Float32Array(N * c.nHeads), x2: new Float32Array(N * D), inv2: new Float32Array(N),
-          xn2: new Float32Array(N * D), gate: new Float32Array(N * F), up: new Float32Array(N * F), h: new Float32Array(N * F),
-        };
-      }
-      acts.x = x;
+      // Training keeps every layer's activations; scoring reuses one set.
+      const k = (name: string) => (save ? `L${l}.${name}` : name);
+      const acts: LayerActs = {
+        x, inv1: this.buf(k("inv1"), N), xn1: this.buf(k("xn1"), N * D), q: this.buf(k("q"), N * D),
+        k: this.buf(k("k"), N * KV), v: this.buf(k("v"), N * KV), a: this.buf(k("a"), N * D),
+        lse: this.buf(k("lse"), N * c.nHeads), x2: this.buf(k("x2"), N * D), inv2: this.buf(k("inv2"), N),
+        xn2: this.buf(k("xn2"), N * D), gate: this.buf(k("gate"), N * F), up: this.buf(k("up"), N * F), h: this.buf(k("h"), N * F),
+      };
       e.rmsnormForward(acts.xn1, acts.inv1, x, w.inputNorm, N, D, c.rmsNormEps);
       linear(e, acts.q, acts.xn1, w.q, w.qBias, N, D, D, dt);
       linear(e, acts.k, acts.xn1, w.k, w.kBias, N, KV, D, dt);
@@ -196,14 +214,14 @@ export class Transformer {
       e.matmul(acts.up, acts.xn2, w.up, N, F, D, false, true, false, dt);
       e.swigluForward(acts.h, acts.gate, acts.up, N * F);
       // The next layer's input; without saving, the old input buffer is free to reuse.
-      const next = save ? new Float32Array(N * D) : x;
+      const next = save ? this.buf(`x${l + 1}`, N * D) : x;
       next.set(acts.x2);
       e.matmul(next, acts.h, w.down, N, D, F, false, true, true, dt);
       if (save) layers.push(acts);
       x = next;
     }
     const M = p.m;
-    const hs = new Float32Array(M * D), invF = new Float32Array(M), hn = new Float32Array(M * D);
+    const hs = this.buf("hs", M * D), invF = this.buf("invF", M), hn = this.buf("hn", M * D);
     for (let s = 0; s < M; s++) hs.set(x.subarray(p.scoredRows[s]! * D, (p.scoredRows[s]! + 1) * D), s * D);
     e.rmsnormForward(hn, invF, hs, this.params.get(GLOBAL_NAMES.finalNorm), M, D, c.rmsNormEps);
     const logp = new Float32Array(M), lse = new Float32Array(M);
@@ -211,7 +229,7 @@ export class Transformer {
     if (weights === null) {
       e.lmHeadForward(logp, lse, hn, headWeight(this.params), p.targets, M, D, c.vocabSize, p.allowed, dt);
     } else {
-      dhn = new Float32Array(M * D);
+      dhn = this.buf("dhn", M * D);
       e.lmHeadTrain(logp, lse, dhn, headWeight(this.grads), hn, headWeight(this.params), p.targets, weights, M, D, c.vocabSize, p.allowed, dt);
     }
     return { p, layers, hs, invF, hn, dhn, logp, lse };
@@ -221,17 +239,19 @@ export class Transformer {
     const c = this.config, e = this.engine, dt = this.computeDtype, g = this.grads;
     const { p } = st;
     const N = p.n, M = p.m, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
-    const dhs = new Float32Array(M * D);
+    const dhs = this.buf("dhs", M * D);
     e.rmsnormBackward(dhs, g.get(GLOBAL_NAMES.finalNorm), st.dhn!, st.hs, this.params.get(GLOBAL_NAMES.finalNorm), st.invF, M, D);
-    let dx = new Float32Array(N * D);
+    let dx = this.buf("dx", N * D).fill(0);
     for (let s = 0; s < M; s++) {
       const o = p.scoredRows[s]! * D;
       for (let j = 0; j < D; j++) dx[o + j] = dx[o + j]! + dhs[s * D + j]!;
     }
-    const bufF1 = new Float32Array(N * F), bufF2 = new Float32Array(N * F), bufF3 = new Float32Array(N * F);
-    const dxn = new Float32Array(N * D), dx2 = new Float32Array(N * D), da = new Float32Array(N * D), dq = new Float32Array(N * D);
-    const dk = new Float32Array(N * KV), dv = new Float32Array(N * KV), ones = new Float32Array(N).fill(1);
-    let dxIn = new Float32Array(N * D);
+    // The forward's scoring-set buffers ("gate", "up", ...) are free during backward; the
+    // per-layer ones ("L3.gate") are not.
+    const bufF1 = this.buf("gate", N * F), bufF2 = this.buf("up", N * F), bufF3 = this.buf("h", N * F);
+    const dxn = this.buf("xn1", N * D), dx2 = this.buf("x2", N * D), da = this.buf("a", N * D), dq = this.buf("q", N * D);
+    const dk = this.buf("k", N * KV), dv = this.buf("v", N * KV), ones = this.buf("ones", N).fill(1);
+    let dxIn = this.buf("dxIn", N * D);
     for (let l = c.nLayers - 1; l >= 0; l--) {
       const a = st.layers[l]!, w = layerWeights(this.params, l), gw = layerWeights(g, l);
       // x' = x2 + h Wdᵀ
