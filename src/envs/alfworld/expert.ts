@@ -97,7 +97,35 @@ export class AlfworldExpert implements Expert {
   act(obs: Observation): string {
     this.observe(obs);
     const admissible = new Set(obs.admissible ?? []);
-    return this.plan(admissible) ?? "look";
+    const action = this.plan(admissible) ?? "look";
+    if (admissible.has(action)) this.expect(action);
+    return action;
+  }
+
+  /**
+   * Believe the effect of our own admissible command now: the episode runs it, and its feedback
+   * may never reach us (the noisy wrapper skips `act` on its random turns, so the observation
+   * after our command can be the one we never see).
+   */
+  private expect(action: string): void {
+    let m: RegExpExecArray | null;
+    if ((m = /^take (.+) from (.+)$/.exec(action)) !== null) {
+      this.held = m[1]!; this.heldFrom = m[2]!;
+      this.contentsOf(m[2]!).delete(m[1]!);
+    } else if ((m = /^move (.+) to (.+)$/.exec(action)) !== null) {
+      this.held = undefined;
+      this.contentsOf(m[2]!).add(m[1]!);
+    } else if ((m = /^(heat|cool|clean) (.+) with (.+)$/.exec(action)) !== null) {
+      this.markDone(m[2]!, m[1] === "heat" ? "hot" : m[1] === "cool" ? "cool" : "clean");
+    }
+  }
+
+  private markDone(object: string, flag: string): void {
+    let s = this.done.get(object);
+    if (s === undefined) this.done.set(object, (s = new Set()));
+    if (flag === "hot") s.delete("cool");
+    if (flag === "cool") s.delete("hot");
+    s.add(flag);
   }
 
   // ---- beliefs -------------------------------------------------------------------------------
@@ -128,6 +156,8 @@ export class AlfworldExpert implements Expert {
     }
     if (sawTake) this.held = undefined;
     else if (holding !== undefined) this.held = holding;
+    // A held object can always be examined: without `examine h` we hold nothing (or something else).
+    else if (this.held !== undefined && admissible.length > 0 && !admissible.includes(`examine ${this.held}`)) this.held = undefined;
   }
 
   private start(obs: Observation): void {
@@ -175,12 +205,7 @@ export class AlfworldExpert implements Expert {
       return;
     }
     if ((m = /^You (heat|cool|clean) the (.+) using the (.+)\.$/.exec(text)) !== null) {
-      const flag = m[1] === "heat" ? "hot" : m[1] === "cool" ? "cool" : "clean";
-      let s = this.done.get(m[2]!);
-      if (s === undefined) this.done.set(m[2]!, (s = new Set()));
-      if (flag === "hot") s.delete("cool");
-      if (flag === "cool") s.delete("hot");
-      s.add(flag);
+      this.markDone(m[2]!, m[1] === "heat" ? "hot" : m[1] === "cool" ? "cool" : "clean");
       return;
     }
     if ((m = /^You are carrying: a (.+)\.$/.exec(text)) !== null) { this.held = m[1]!; return; }
