@@ -41,6 +41,22 @@ test("expert wins >= 95% of valid_seen + valid_unseen without the walkthrough", 
   assert.ok(report.mean_steps_won < 12, `mean steps ${report.mean_steps_won}`);
 });
 
+test("noisy expert (epsilon 0.3) still wins >= 95% of the evaluation games", { skip: data === undefined ? NO_DATA : undefined }, () => {
+  const env = new AlfworldEnv();
+  let won = 0, games = 0;
+  for (const ref of listGames(data!, ["valid_seen", "valid_unseen"])) {
+    const task = { id: ref.id, split: ref.split, payload: { file: ref.path } };
+    const expert = alfworldNoisyExpert(task, 0, { epsilon: 0.3 });
+    let obs = env.reset(task, 0);
+    let r;
+    do { r = env.step(expert.act(obs)); obs = r.observation; } while (!r.done);
+    games++;
+    if (r.won) won++;
+  }
+  assert.equal(games, 274);
+  assert.ok(won / games >= 0.95, `noisy expert won ${won}/${games}`);
+});
+
 function play(task: TaskSpec, expert: Expert, hideFirst = 0): { won: boolean; actions: string[] } {
   const env = new AlfworldEnv();
   let obs: Observation = env.reset(task, 0);

@@ -14,7 +14,7 @@
  */
 import { Rng, deriveSeed } from "../../core/rng.ts";
 import type { Observation, TaskSpec } from "../env.ts";
-import { NoisyExpert, type Expert } from "../expert.ts";
+import { NoisyExpert, type Expert, type RandomAction } from "../expert.ts";
 import { ALFWORLD_TRAIN_PRIORS } from "./priors-table.ts";
 import { classOf, containProbability, openableShare, type AlfworldPriors } from "./priors.ts";
 import type { TaskType } from "./tasks.ts";
@@ -336,9 +336,12 @@ export function alfworldNoisyExpert(task: TaskSpec, seed: number, options: Alfwo
   return new NoisyExpert(new AlfworldExpert(options), {
     epsilon: options.epsilon,
     rng: Rng.from(deriveSeed(seed, "alfworld-noisy-expert", task.id)),
-    randomAction: (obs, rng) => {
-      const choices = (obs.admissible ?? []).filter((a) => a !== "help");
-      return choices.length > 0 ? rng.choice(choices) : "look";
-    },
+    randomAction: alfworldRandomAction,
   });
 }
+
+/** A uniformly random admissible command other than `help` (what an agent's prompt lists). */
+export const alfworldRandomAction: RandomAction = (obs, rng) => {
+  const choices = (obs.admissible ?? []).filter((a) => a !== "help");
+  return choices.length > 0 ? rng.choice(choices) : "look";
+};

@@ -19,7 +19,7 @@ export {
   ALFWORLD_SPLITS, alfworldTasks, listGames, loadAlfworldTasks, loadGameFile, parseGameFile, resolveAlfworldRoot,
   type AlfworldPayload, type GameRef,
 } from "./load.ts";
-export { AlfworldExpert, alfworldNoisyExpert, parseTaskSentence, type AlfworldExpertOptions, type AlfworldNoisyExpertOptions, type ParsedTask } from "./expert.ts";
+export { AlfworldExpert, alfworldNoisyExpert, alfworldRandomAction, parseTaskSentence, type AlfworldExpertOptions, type AlfworldNoisyExpertOptions, type ParsedTask } from "./expert.ts";
 export { learnPriors, type AlfworldPriors } from "./priors.ts";
 export { ALFWORLD_TRAIN_PRIORS } from "./priors-table.ts";
 export {
