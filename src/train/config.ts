@@ -230,6 +230,10 @@ export type SeedConfig = {
 export type Stage0Config = {
   /** Model shape preset (`embedded`, `tiny`, ...; see `model/config.ts`). @default "embedded" */
   model: string;
+  /** Width d_model instead of the preset's (0 keeps it; heads stay 4 of size d/4). @default 0 */
+  dModel: number;
+  /** Layers instead of the preset's (0 keeps it). @default 0 */
+  layers: number;
   /** BPE vocabulary size. @default 1024 */
   vocabSize: number;
   /** Model context (tokens). @default 2048 */
@@ -300,7 +304,7 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", vocabSize: 1024, maxContext: 2048, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
+    model: "embedded", dModel: 0, layers: 0, vocabSize: 1024, maxContext: 2048, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
     steps: 1500, batch: 8, lr: 2e-3, evalGames: 48, evalTemperature: 0.4,
   },
   stage1: { tasks: 48, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 8, lr: 2.5e-4 },
@@ -331,7 +335,7 @@ const INTEGERS: Readonly<Record<string, number>> = {
   "rollout.tasksPerUpdate": 1, "rollout.groupSize": 1, "rollout.window": -1, "rollout.topK": 0, "rollout.maxActionTokens": 1, "rollout.maxContext": 0,
   "update.miniBatches": 1, "update.epochs": 1, "loss.normLength": 1, "rlsd.warmDown": 1,
   "skills.refreshEvery": 0, "skills.analyzerAttempts": 1, "skills.maxSkillTokens": 1, "skills.staticRollouts": 1,
-  "stage0.vocabSize": 300, "stage0.maxContext": 16, "stage0.games": 1, "stage0.episodesPerGame": 1, "stage0.steps": 0, "stage0.batch": 1, "stage0.evalGames": 0,
+  "stage0.dModel": 0, "stage0.layers": 0, "stage0.vocabSize": 300, "stage0.maxContext": 16, "stage0.games": 1, "stage0.episodesPerGame": 1, "stage0.steps": 0, "stage0.batch": 1, "stage0.evalGames": 0,
   "stage1.tasks": 1, "stage1.rollouts": 1, "stage1.epochs": 0, "stage1.batch": 1,
 };
 

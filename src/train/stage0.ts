@@ -112,7 +112,11 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
   const tokenizer = trainBpe(episodes.flatMap(demoTexts), { vocabSize: s.vocabSize });
   const chat = new ChatFormat(tokenizer);
   const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext)).filter((x) => x !== undefined);
-  const modelConfig = presetConfig(s.model, { vocabSize: tokenizer.vocabSize, maxContext: s.maxContext });
+  const modelConfig = presetConfig(s.model, {
+    vocabSize: tokenizer.vocabSize, maxContext: s.maxContext,
+    ...(s.dModel > 0 ? { dModel: s.dModel, ffnSize: 64 * Math.ceil((8 * s.dModel) / 3 / 64) } : {}),
+    ...(s.layers > 0 ? { nLayers: s.layers } : {}),
+  });
   const policy = EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
   const bc = await trainNll(policy, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
 

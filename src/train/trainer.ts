@@ -80,13 +80,21 @@ function claimRunDir(runDir: string, config: SeedConfig): void {
     } catch {
       old = undefined;
     }
-    const diff = differingPaths(old, config);
+    // More (or fewer) updates continue the same run; every other setting must match.
+    const diff = differingPaths(old, config).filter((p) => p !== "run.updates");
     if (diff.length > 0) {
       throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
     }
     return;
   }
   writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Records a changed `run.updates` in config.json (the only setting a resumed run may change). */
+function updateRunConfig(runDir: string, config: SeedConfig): void {
+  const path = join(runDir, "config.json");
+  writeFileSync(`${path}.tmp`, JSON.stringify(config, null, 2) + "\n");
   renameSync(`${path}.tmp`, path);
 }
 
@@ -136,6 +144,7 @@ function clearCache(p: Policy | null): void {
 export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
   const runDir = resolve(options.runDir);
   claimRunDir(runDir, config);
+  updateRunConfig(runDir, config);
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);

@@ -1,0 +1,106 @@
+// Config, overrides and presets: strict validation with every issue reported at once, the shipped
+// presets (paper spellings as aliases), and the formulas they declare.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError } from "../core/errors.ts";
+import { defaultConfig, shapeIssues, validateConfig } from "./config.ts";
+import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
+import { canonicalName, findPreset, listPresets, resolveConfig } from "./presets.ts";
+
+/** The presets issue 5 names, by file name. */
+const REQUIRED = [
+  "vanilla", "skill-prompt", "grpo", "skill-grpo", "skill-grpo-star", "opsd", "grpo-opsd", "skill-sd", "rlsd", "sdar", "seed",
+  "seed-no-sft", "seed-no-refresh", "seed-static-library",
+];
+
+test("the defaults are a valid config with the paper's method settings", () => {
+  assert.deepEqual(validateConfig(defaultConfig), []);
+  assert.equal(defaultConfig.rollout.groupSize, 8);
+  assert.equal(defaultConfig.pg.clipLow, 0.2);
+  assert.equal(defaultConfig.pg.dualClip, 3);
+  assert.equal(defaultConfig.opd.beta, 5);
+  assert.equal(defaultConfig.opd.coef, 0.01);
+  assert.equal(defaultConfig.kl.coef, 0.01);
+  assert.equal(defaultConfig.kl.estimator, "k3");
+  assert.equal(defaultConfig.loss.aggregation, "token-mean");
+  assert.equal(defaultConfig.grpo.std, "population");
+  assert.equal(defaultConfig.opd.teacherScoring, "live");
+  assert.equal(defaultConfig.skills.context, "insert");
+  assert.equal(defaultConfig.skills.refreshEvery, 1);
+});
+
+test("an unknown key, a wrong type and a bad choice are all reported at once, with paths", () => {
+  const issues = shapeIssues({ opd: { beta: "5", gamma: 1 }, grpo: { std: "sample" }, nope: {} });
+  const paths = issues.map((i) => i.path).sort();
+  assert.deepEqual(paths, ["grpo.std", "nope", "opd.beta", "opd.gamma"]);
+  assert.match(issues.find((i) => i.path === "opd.beta")!.message, /expected a number, got string/);
+  assert.match(issues.find((i) => i.path === "grpo.std")!.message, /population, bessel/);
+});
+
+test("resolveConfig throws one ConfigError listing every bad override", () => {
+  try {
+    resolveConfig({ preset: "seed", overrides: ["--opd.beta=abc", "--opd.nope=1", "--rollout.groupSize=0", "--kl.estimator=k9", "--run.seed=1.5"] });
+    assert.fail("expected a ConfigError");
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    const paths = e.issues.map((i) => i.path).sort();
+    assert.deepEqual(paths, ["kl.estimator", "opd.beta", "opd.nope", "rollout.groupSize", "run.seed"]);
+    assert.match(e.message, /opd\.nope: unknown key/);
+  }
+});
+
+test("dotted overrides parse as the default's type; booleans and strings too", () => {
+  const c = resolveConfig({ preset: "seed", overrides: ["--opd.beta=0", "--grpo.std=bessel", "--rollout.actionMask=true", "run.seed=7"] });
+  assert.equal(c.opd.beta, 0);
+  assert.equal(c.grpo.std, "bessel");
+  assert.equal(c.rollout.actionMask, true);
+  assert.equal(c.run.seed, 7);
+  const bad = overridesToPatch(parseOverrideArgs(["--rollout.actionMask=yes", "--opd=1", "--opd.beta=1", "--opd.beta=2"]).overrides);
+  assert.deepEqual(bad.issues.map((i) => i.path), ["rollout.actionMask", "opd", "opd.beta"]);
+  assert.deepEqual(splitOverrideArgs(["--preset", "grpo", "--opd.beta=0", "--quick"]), { overrides: ["--opd.beta=0"], rest: ["--preset", "grpo", "--quick"] });
+});
+
+test("cross-field rules: a teacher term needs a skill source; the entropy bonus is refused with the reason", () => {
+  assert.throws(() => resolveConfig({ preset: "seed", overrides: ["--skills.teacher=none"] }), /skills\.teacher: a teacher term is on/);
+  assert.throws(() => resolveConfig({ preset: "grpo", overrides: ["--entropy.coef=0.001"] }), /entropy\.coef: an entropy bonus needs the full-vocabulary/);
+});
+
+test("every preset the issue names ships, validates, and documents its formula", () => {
+  const names = listPresets().map((p) => p.name);
+  for (const n of REQUIRED) assert.ok(names.includes(n), `missing preset ${n}`);
+  for (const p of listPresets()) {
+    assert.ok(p.formula.length > 10 && !p.formula.includes("\n"), `${p.name}: a one-line formula`);
+    const c = resolveConfig({ preset: p.name });
+    assert.equal(c.method.name, p.name);
+    assert.equal(c.method.formula, p.formula);
+    assert.deepEqual(validateConfig(resolveConfig({ preset: p.name, quick: true })), []);
+  }
+});
+
+test("the paper's spellings are aliases", () => {
+  assert.equal(findPreset("Skill-GRPO*").name, "skill-grpo-star");
+  assert.equal(findPreset("GRPO+OPSD").name, "grpo-opsd");
+  assert.equal(findPreset("SEED").name, "seed");
+  assert.equal(findPreset("seed w/o sft").name, "seed-no-sft");
+  assert.equal(canonicalName(" Skill_GRPO* "), "skill-grpo-star");
+  assert.throws(() => findPreset("ppo"), /unknown preset 'ppo'; presets: .*seed/);
+});
+
+test("the presets differ from each other by data only: the terms and skill sources of the method table", () => {
+  const c = (n: string) => resolveConfig({ preset: n });
+  assert.equal(c("grpo").opd.coef, 0);
+  assert.equal(c("opsd").pg.coef, 0);
+  assert.equal(c("grpo-opsd").opd.beta, 0);
+  assert.equal(c("skill-sd").skillSd.coef, 0.001);
+  assert.equal(c("rlsd").rlsd.enabled, true);
+  assert.equal(c("sdar").opd.teacherScoring, "frozen");
+  assert.equal(c("sdar").skills.teacher, "library");
+  assert.equal(c("seed").skills.teacher, "self");
+  assert.equal(c("seed-no-sft").policy.sft, false);
+  assert.equal(c("seed-no-refresh").skills.refreshEvery, 0);
+  assert.equal(c("seed-static-library").skills.teacher, "static-self");
+  assert.equal(c("skill-grpo").skills.student, "library");
+  assert.equal(c("skill-grpo").eval.skill, "none");
+  assert.equal(c("skill-grpo-star").eval.skill, "library");
+  assert.equal(c("vanilla").pg.coef + c("vanilla").kl.coef + c("vanilla").opd.coef, 0);
+});
