@@ -1,0 +1,149 @@
+/**
+ * Benchmark evaluation of a policy the way a training run acts: the run's history mode, action
+ * budget, action mask and evaluation skill (Skill-GRPO* and Skill-Prompt keep the library skill
+ * in the prompt; every other method acts from the plain history), over whole splits:
+ *
+ *   ALFWorld   real games: every game of `valid_seen` (140) or `valid_unseen` (134), enumerated
+ *              in id order, never sampled; generated games: the first N of the generated split
+ *   WebShop    the 128 fixed test goals
+ *   Search-QA  one or more question sets (the split is a dataset name; `all` takes every set of
+ *              the data folder, or the synthetic test questions without one)
+ *
+ * Decoding is greedy or sampled at a temperature, with every sample seeded from
+ * (seed, "eval", task index) by `evaluate`. Not here: tables and reports.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { UsageError } from "../core/errors.ts";
+import type { Trajectory } from "../core/trajectory.ts";
+import type { Env, TaskSpec } from "../envs/env.ts";
+import type { Policy } from "../policy/policy.ts";
+import { ChatFormat } from "../agent/chat-format.ts";
+import type { RolloutOptions } from "../agent/rollout.ts";
+import type { SeedConfig } from "../train/config.ts";
+import { trainingEnv } from "../train/envs.ts";
+import { rolloutOptions } from "../train/stages/rollout.ts";
+import { breakdown, type Breakdown } from "./breakdown.ts";
+import { evaluate, type EvalSummary } from "./evaluate.ts";
+
+/** Tasks of one evaluation split and how to build their environment. */
+export type EvalSuite = {
+  readonly env: string;
+  readonly split: string;
+  readonly tasks: readonly TaskSpec[];
+  makeEnv(): Env;
+};
+
+/** Greedy decoding (temperature 0) or sampling at a temperature. */
+export type Decoding = { readonly kind: "greedy" } | { readonly kind: "sampled"; readonly temperature: number };
+
+/** What one benchmark evaluation returns. */
+export type BenchmarkResult = {
+  readonly breakdown: Breakdown;
+  readonly summary: EvalSummary;
+  readonly decoding: Decoding;
+  readonly seed: number;
+  readonly trajectories: Trajectory[];
+};
+
+/** Options of {@link evalSuite}. */
+export type SuiteOptions = {
+  /** Real data root (`../shared/data/alfworld`, the WebShop folder, the Search-QA folder); "" or absent: generated. */
+  readonly data?: string;
+  /** Evaluate only the first N tasks (generated ALFWorld: the number of games). */
+  readonly count?: number;
+};
+
+/** Default number of generated ALFWorld games per split (the real split sizes). */
+export const GENERATED_ALFWORLD_COUNTS: Readonly<Record<string, number>> = { valid_seen: 140, valid_unseen: 134, train: 256 };
+
+/** Search-QA question-set files of a data folder, as split names (file name up to the first `_` or `.`). */
+export function searchDatasets(dir: string): string[] {
+  if (!existsSync(dir)) throw new UsageError(`no Search-QA data folder at ${dir}`);
+  return readdirSync(dir)
+    .filter((f) => /\.(jsonl?|parquet)$/.test(f) && !f.startsWith("wiki") && !f.startsWith("PROVENANCE"))
+    .map((f) => f.split(/[_.]/)[0]!)
+    .filter((name, i, all) => all.indexOf(name) === i)
+    .sort();
+}
+
+/**
+ * The evaluation suite of `split` for a training config's environment (its generated world, or
+ * `data` when given). Real ALFWorld splits are enumerated completely unless `count` cuts them.
+ * @example evalSuite(config, "valid_seen", { data: "../shared/data/alfworld" }).tasks.length // 140
+ */
+export function evalSuite(config: SeedConfig, split: string, options: SuiteOptions = {}): EvalSuite {
+  const data = options.data ?? config.env.data;
+  const env = trainingEnv({ ...config, env: { ...config.env, data } });
+  if (options.count !== undefined && (!Number.isInteger(options.count) || options.count < 1)) throw new UsageError(`the task count must be a positive integer, got ${options.count}`);
+  let tasks: TaskSpec[];
+  if (config.env.name === "alfworld" && data === "") {
+    tasks = env.tasks(split, options.count ?? GENERATED_ALFWORLD_COUNTS[split] ?? 128);
+  } else if (config.env.name === "search" && split === "all") {
+    const sets = data === "" ? ["test"] : searchDatasets(data);
+    tasks = sets.flatMap((s) => env.tasks(s, options.count ?? Number.MAX_SAFE_INTEGER));
+  } else {
+    tasks = env.tasks(split, options.count ?? Number.MAX_SAFE_INTEGER);
+  }
+  if (tasks.length === 0) throw new UsageError(`${config.env.name} has no tasks in split '${split}'${data ? ` under ${data}` : ""}`);
+  return { env: config.env.name, split, tasks, makeEnv: () => env.makeEnv() };
+}
+
+/**
+ * Rollout options of an evaluation under `config`: the run's history mode, action budget, mask
+ * and context, its evaluation skill (`eval.skill`), one episode per task, the given decoding.
+ */
+export function evalRolloutOptions(config: SeedConfig, chat: ChatFormat, suite: EvalSuite, decoding: Decoding): Omit<RolloutOptions, "groupSize" | "envSeeds" | "update" | "seed"> {
+  const asEval: SeedConfig = { ...config, skills: { ...config.skills, student: config.eval.skill } };
+  const env = trainingEnv(config);
+  const { seed: _s, update: _u, groupSize: _g, ...opts } = rolloutOptions({ config: asEval, chat, env, tasks: suite.tasks }, 0);
+  return { ...opts, maxSteps: env.maxSteps, temperature: decoding.kind === "greedy" ? 0 : decoding.temperature };
+}
+
+/** Options of {@link evaluateBenchmark}. */
+export type BenchmarkOptions = {
+  readonly decoding?: Decoding;
+  /** Seed of sampling and environment resets. @default 0 */
+  readonly seed?: number;
+  /** Tasks rolled out together. @default 32 */
+  readonly batchTasks?: number;
+  readonly onBatch?: (done: number, total: number) => void;
+};
+
+/**
+ * Evaluate `policy` on every task of `suite` as a run with `config` would act, and break the
+ * result down by the benchmark's columns.
+ * @example
+ * const r = await evaluateBenchmark(policy, config, evalSuite(config, "valid_seen", { data }), { decoding: { kind: "greedy" } });
+ * r.breakdown.metrics.All.value   // macro-average success over the six task types
+ */
+export async function evaluateBenchmark(policy: Policy, config: SeedConfig, suite: EvalSuite, options: BenchmarkOptions = {}): Promise<BenchmarkResult> {
+  const decoding = options.decoding ?? { kind: "sampled", temperature: config.eval.temperature };
+  const seed = options.seed ?? 0;
+  const chat = new ChatFormat(policy.tokenizer);
+  const { summary, trajectories } = await evaluate(policy, () => suite.makeEnv(), suite.tasks, {
+    ...evalRolloutOptions(config, chat, suite, decoding),
+    seed,
+    ...(options.batchTasks !== undefined ? { batchTasks: options.batchTasks } : {}),
+    ...(options.onBatch ? { onBatch: options.onBatch } : {}),
+  });
+  return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories };
+}
+
+/** The JSON form of a result (what `seed eval --json` prints and `eval/*.json` files hold), without trajectories. */
+export function benchmarkJson(result: BenchmarkResult, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const b = result.breakdown;
+  const metrics: Record<string, unknown> = {};
+  for (const [k, e] of Object.entries(b.metrics)) metrics[k] = { value: e.value, low: e.low, high: e.high, n: e.n, interval: e.interval };
+  return {
+    ...result.summary,
+    split: b.split,
+    decoding: result.decoding,
+    seed: result.seed,
+    columns: b.columns,
+    headline: b.headline,
+    headline_value: b.metrics[b.headline]?.value ?? null,
+    metrics,
+    counts: b.counts,
+    ...extra,
+  };
+}

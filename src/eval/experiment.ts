@@ -1,0 +1,206 @@
+/**
+ * `seed experiment <preset>`: every arm x seed trained into its own run directory, evaluated on
+ * the preset's splits, analysed, then aggregated and reported. Layout of `<out>`:
+ *
+ *   experiment.json                the preset as run (arms, seeds, overrides, evaluation)
+ *   runs/<arm>/s<seed>/            one training run directory each (+ eval/, analysis/)
+ *   results.json, results.md       aggregates over seeds (derived from the run directories)
+ *   report.html                    `seed report <out>`
+ *
+ * Resumable at every level: a finished run (its last checkpoint is the config's last update) is
+ * not retrained, an interrupted one resumes from its newest checkpoint (the trainer's exact
+ * resume), and an evaluation whose record matches the checkpoint and settings is not redone.
+ * Runs go seed-major (seed 1 of every arm, then seed 2, ...) so a time-boxed experiment has
+ * every arm at the same number of seeds when it is stopped. An arm whose config is invalid (an
+ * LLM analyzer without an endpoint) is skipped with its reason recorded, not fatal.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ConfigError, SeedError } from "../core/errors.ts";
+import { Progress } from "../core/progress.ts";
+import { EmbeddedPolicy } from "../policy/embedded.ts";
+import type { SeedConfig } from "../train/config.ts";
+import { trains } from "../train/config.ts";
+import { ensureBase } from "../train/base.ts";
+import { resolveConfig } from "../train/presets.ts";
+import { train } from "../train/trainer.ts";
+import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "./benchmark.ts";
+import { armSlug, type ArmSpec, type ExperimentSpec } from "./experiment-spec.ts";
+import { gateValueAnalysis, type GateValueOptions } from "./gate-value.ts";
+import { checkpointUpdates, readEvals, writeEvalRecord } from "./run-dir.ts";
+
+/** Options of {@link runExperiment}. */
+export type ExperimentOptions = {
+  /** Output folder. */
+  readonly out: string;
+  /** Apply the `quick` size overlay to every arm (a smoke run). @default false */
+  readonly quick?: boolean;
+  /** Replace the preset's seeds. */
+  readonly seeds?: readonly number[];
+  /** Overrides after the preset's and the arm's (e.g. `run.updates=4`). */
+  readonly overrides?: readonly string[];
+  /** Only these arms (by name or folder name). */
+  readonly only?: readonly string[];
+  /** Replace the preset's evaluation count (0: whole splits). */
+  readonly evalCount?: number;
+  /** Where Stage-0/1 bases are cached. @default <out>/cache */
+  readonly cacheDir?: string;
+  /** Seed of evaluation sampling. @default 0 */
+  readonly evalSeed?: number;
+  /** Options of the gate-value analysis. */
+  readonly gateValue?: Partial<GateValueOptions>;
+  /** No progress bars from training. @default false */
+  readonly quiet?: boolean;
+  /** Receives one line per event (run started, skipped, evaluated). @default stderr */
+  readonly log?: (line: string) => void;
+};
+
+/** One planned run. */
+export type PlannedRun = {
+  readonly arm: ArmSpec;
+  readonly seed: number;
+  readonly runDir: string;
+  /** The resolved config, or why the arm cannot run. */
+  readonly config: SeedConfig | null;
+  readonly skipped: string | null;
+};
+
+/** What happened to one run. */
+export type RunOutcome = PlannedRun & {
+  /** Updates trained by this call (0 when it was already complete). */
+  readonly trained: number;
+  /** Splits evaluated by this call. */
+  readonly evaluated: readonly string[];
+  readonly seconds: number;
+};
+
+/** The config of one arm and seed under the options. */
+export function armConfig(spec: ExperimentSpec, arm: ArmSpec, seed: number, options: Pick<ExperimentOptions, "quick" | "overrides"> = {}): SeedConfig {
+  return resolveConfig({
+    preset: arm.preset,
+    quick: options.quick ?? false,
+    overrides: [...spec.overrides, ...arm.overrides, ...(options.overrides ?? []), `run.seed=${seed}`].map((o) => (o.startsWith("--") ? o : `--${o}`)),
+  });
+}
+
+/** Every run of an experiment, seed-major, with configs resolved (invalid arms marked skipped). */
+export function planExperiment(spec: ExperimentSpec, options: ExperimentOptions): PlannedRun[] {
+  const out = resolve(options.out);
+  const arms = options.only === undefined ? spec.arms : spec.arms.filter((a) => options.only!.includes(a.name) || options.only!.includes(armSlug(a.name)));
+  if (arms.length === 0) throw new SeedError(`no arm of ${spec.name} matches ${options.only?.join(", ")} (arms: ${spec.arms.map((a) => a.name).join(", ")})`);
+  const plans: PlannedRun[] = [];
+  for (const seed of options.seeds ?? spec.seeds) {
+    for (const arm of arms) {
+      const runDir = join(out, "runs", armSlug(arm.name), `s${seed}`);
+      try {
+        plans.push({ arm, seed, runDir, config: armConfig(spec, arm, seed, options), skipped: null });
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        plans.push({ arm, seed, runDir, config: null, skipped: e.message.replace(/\s+/g, " ") });
+      }
+    }
+  }
+  return plans;
+}
+
+/** The decoding of a spec's evaluation under a config. */
+export function specDecoding(spec: ExperimentSpec, config: SeedConfig): Decoding {
+  return spec.eval.decoding === "greedy" ? { kind: "greedy" } : { kind: "sampled", temperature: config.eval.temperature };
+}
+
+/** The policy directory a run evaluates: its newest checkpoint, or its starting checkpoint when it trains nothing. */
+async function runPolicyDir(plan: PlannedRun & { config: SeedConfig }, cacheDir: string, quiet: boolean): Promise<{ dir: string; update: number }> {
+  const updates = checkpointUpdates(plan.runDir);
+  const last = updates.at(-1);
+  if (last !== undefined) return { dir: join(plan.runDir, "checkpoints", `update-${String(last).padStart(6, "0")}`, "policy"), update: last };
+  return { dir: await ensureBase(plan.config, { cacheDir, quiet }), update: 0 };
+}
+
+function writeRunConfig(runDir: string, config: SeedConfig): void {
+  mkdirSync(runDir, { recursive: true });
+  const path = join(runDir, "config.json");
+  if (!existsSync(path)) writeFileSync(path, JSON.stringify(config, null, 2) + "\n");
+}
+
+/**
+ * Train (or resume), evaluate and analyse one planned run. Methods that train nothing (Vanilla,
+ * Skill-Prompt) are evaluated from their starting checkpoint without a training loop.
+ */
+export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options: ExperimentOptions): Promise<RunOutcome> {
+  const t0 = performance.now();
+  const log = options.log ?? ((l: string) => process.stderr.write(l + "\n"));
+  if (plan.config === null) {
+    log(`skip ${plan.arm.name} s${plan.seed}: ${plan.skipped}`);
+    return { ...plan, trained: 0, evaluated: [], seconds: 0 };
+  }
+  const config = plan.config;
+  const cacheDir = resolve(options.cacheDir ?? join(options.out, "cache"));
+  const quiet = options.quiet ?? false;
+  let trained = 0;
+  if (trains(config) && config.run.updates > 0) {
+    if (checkpointUpdates(plan.runDir).at(-1) !== config.run.updates) {
+      log(`train ${plan.arm.name} s${plan.seed} (${config.method.name}, ${config.run.updates} updates) -> ${plan.runDir}`);
+      const result = await train(config, { runDir: plan.runDir, cacheDir, quiet });
+      trained = result.ran;
+    }
+  } else {
+    writeRunConfig(plan.runDir, config);
+  }
+  const policy = await runPolicyDir({ ...plan, config }, cacheDir, quiet);
+  const decoding = specDecoding(spec, config);
+  const existing = readEvals(plan.runDir);
+  const evaluated: string[] = [];
+  let loaded: EmbeddedPolicy | null = null;
+  for (const split of spec.eval.splits) {
+    const count = options.evalCount ?? spec.eval.count;
+    const settings = { decoding, count, data: config.env.data, seed: options.evalSeed ?? 0, update: policy.update };
+    const old = existing[split];
+    if (old !== undefined && JSON.stringify(old["settings"]) === JSON.stringify(settings)) continue;
+    loaded ??= await EmbeddedPolicy.load(policy.dir);
+    const suite = evalSuite(config, split, count > 0 ? { count } : {});
+    const bar = new Progress(`eval ${plan.arm.name} s${plan.seed} ${split}`, suite.tasks.length, { silent: quiet });
+    let shown = 0;
+    const result = await evaluateBenchmark(loaded, config, suite, { decoding, seed: settings.seed, onBatch: (done) => (bar.tick(done - shown), (shown = done)) });
+    bar.done(`${result.breakdown.headline} ${(100 * (result.breakdown.metrics[result.breakdown.headline]?.value ?? Number.NaN)).toFixed(1)}%`);
+    writeEvalRecord(plan.runDir, benchmarkJson(result, { update: policy.update, run: plan.runDir, method: config.method.name, arm: plan.arm.name, settings }) as Record<string, unknown> & { split: string });
+    evaluated.push(split);
+  }
+  if (spec.analyses.includes("gate-value") && config.skills.teacher === "self") {
+    const path = join(plan.runDir, "analysis", "gate-value.json");
+    const prior = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { update?: number }) : null;
+    if (prior?.update !== policy.update) {
+      loaded ??= await EmbeddedPolicy.load(policy.dir);
+      log(`gate-value analysis ${plan.arm.name} s${plan.seed}`);
+      const report = await gateValueAnalysis(loaded, config, { ...options.gateValue, seed: plan.seed });
+      mkdirSync(join(plan.runDir, "analysis"), { recursive: true });
+      writeFileSync(path, JSON.stringify({ ...report, update: policy.update }, null, 2) + "\n");
+    }
+  }
+  return { ...plan, trained, evaluated, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Write `experiment.json` (the preset as run, with the options that shaped it). */
+export function writeExperimentManifest(spec: ExperimentSpec, options: ExperimentOptions, plans: readonly PlannedRun[]): void {
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const manifest = {
+    name: spec.name, summary: spec.summary, question: spec.question, preset: spec.path,
+    seeds: options.seeds ?? spec.seeds, overrides: [...spec.overrides, ...(options.overrides ?? [])], quick: options.quick ?? false,
+    eval: { ...spec.eval, count: options.evalCount ?? spec.eval.count }, analyses: spec.analyses, table: spec.table,
+    arms: spec.arms.map((a) => ({ ...a, dir: armSlug(a.name) })),
+    runs: plans.map((p) => ({ arm: p.arm.name, seed: p.seed, dir: p.runDir, skipped: p.skipped })),
+  };
+  writeFileSync(join(out, "experiment.json"), JSON.stringify(manifest, null, 2) + "\n");
+}
+
+/**
+ * Run a whole experiment (resumable), then return the outcomes; results and the report are
+ * written by the caller from the run directories (`experiment-results.ts`, `report.ts`).
+ */
+export async function runExperiment(spec: ExperimentSpec, options: ExperimentOptions): Promise<RunOutcome[]> {
+  const plans = planExperiment(spec, options);
+  writeExperimentManifest(spec, options, plans);
+  const outcomes: RunOutcome[] = [];
+  for (const plan of plans) outcomes.push(await executeRun(spec, plan, options));
+  return outcomes;
+}
