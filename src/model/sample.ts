@@ -30,6 +30,7 @@ export type Pick = { readonly token: number; readonly logprob: number };
 export class PickScratch {
   ids = new Int32Array(0);
   vals = new Float64Array(0);
+  sorted = new Float64Array(0);
   /** Per-id stamp that drops duplicate ids from an allowed list (a duplicate must not double its mass). */
   seen = new Int32Array(0);
   stamp = 0;
@@ -37,9 +38,42 @@ export class PickScratch {
     if (this.ids.length < n) {
       this.ids = new Int32Array(n);
       this.vals = new Float64Array(n);
+      this.sorted = new Float64Array(n);
     }
     if (this.seen.length < vocab) this.seen = new Int32Array(vocab);
   }
+}
+
+/**
+ * Keeps the `k` candidates of largest weight among the first `n` of `scratch.ids/vals`, ties at the
+ * cut going to the smallest ids (so the kept set never depends on candidate order), compacted
+ * in place in their original order. Uses a native numeric sort, not a comparator: this runs
+ * once per sampled token over the whole vocabulary.
+ */
+function keepTop(scratch: PickScratch, n: number, k: number): number {
+  const { ids, vals } = scratch;
+  const sorted = scratch.sorted.subarray(0, n);
+  sorted.set(vals.subarray(0, n));
+  sorted.sort();
+  const cut = sorted[n - k]!;
+  let above = 0;
+  const ties: number[] = [];
+  for (let j = 0; j < n; j++) {
+    if (vals[j]! > cut) above++;
+    else if (vals[j] === cut) ties.push(ids[j]!);
+  }
+  ties.sort((a, b) => a - b);
+  const lastTie = ties[k - above - 1]!;
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const v = vals[j]!;
+    if (v > cut || (v === cut && ids[j]! <= lastTie)) {
+      ids[m] = ids[j]!;
+      vals[m] = v;
+      m++;
+    }
+  }
+  return m;
 }
 
 /** Checks a request's sampling knobs; a `ShapeError` names the bad one. */
@@ -71,7 +105,8 @@ export function pickToken(logits: Float32Array, vocab: number, p: SamplingParams
     }
   }
   if (n === 0) throw new ShapeError("the constraint allows no token the model can emit");
-  let max = -Infinity, arg = -1;
+  // arg starts at a real candidate: reading ids[-1] of a typed array would deoptimise this loop.
+  let arg = 0, max = logits[ids[0]!]!;
   for (let j = 0; j < n; j++) {
     const z = logits[ids[j]!]!;
     if (!Number.isFinite(z)) throw new ShapeError(`logit of token ${ids[j]} is ${z}`);
@@ -89,28 +124,23 @@ export function pickToken(logits: Float32Array, vocab: number, p: SamplingParams
   const invT = 1 / p.temperature;
   for (let j = 0; j < n; j++) vals[j] = (logits[ids[j]!]! - max) * invT;
   let keep = n;
-  if ((p.topK > 0 && p.topK < n) || p.topP < 1) {
-    // Order candidates by weight (desc), id (asc) so cuts are deterministic under ties.
-    const order = Array.from({ length: n }, (_, j) => j).sort((a, b) => vals[b]! - vals[a]! || ids[a]! - ids[b]!);
-    const sortedIds = order.map((j) => ids[j]!), sortedVals = order.map((j) => vals[j]!);
-    for (let j = 0; j < n; j++) {
-      ids[j] = sortedIds[j]!;
-      vals[j] = sortedVals[j]!;
-    }
-    if (p.topK > 0) keep = Math.min(keep, p.topK);
-    if (p.topP < 1) {
-      let total = 0;
-      for (let j = 0; j < keep; j++) total += Math.exp(vals[j]!);
-      let cum = 0, cut = keep;
-      for (let j = 0; j < keep; j++) {
-        cum += Math.exp(vals[j]!);
-        if (cum >= p.topP * total) {
-          cut = j + 1;
-          break;
-        }
+  if (p.topK > 0 && p.topK < keep) keep = keepTop(scratch, keep, p.topK);
+  if (p.topP < 1) {
+    // The smallest set of most likely candidates whose mass reaches topP of the total.
+    const sorted = scratch.sorted.subarray(0, keep);
+    sorted.set(vals.subarray(0, keep));
+    sorted.sort();
+    let total = 0;
+    for (let j = 0; j < keep; j++) total += Math.exp(vals[j]!);
+    let cum = 0, count = keep;
+    for (let j = keep - 1; j >= 0; j--) {
+      cum += Math.exp(sorted[j]!);
+      if (cum >= p.topP * total) {
+        count = keep - j;
+        break;
       }
-      keep = cut;
     }
+    if (count < keep) keep = keepTop(scratch, keep, count);
   }
   // One exp per kept candidate; the cumulative pass below reuses them.
   let total = 0;
