@@ -91,6 +91,18 @@ test("sampled log-probs at temperature 1 equal the policy's score of the same to
   assert.ok(maxDiff(m!.logprobs, unmasked!) > 0.1, "the mask matters: unmasked scores are lower");
 });
 
+test("top-k 1 samples the greedy tokens with log-prob 0; padded vocabulary rows are never sampled", async () => {
+  const p = make(5);
+  const [k1] = await p.sample([{ prompt, maxTokens: 10, seed: 4, topK: 1, stopTokens: [] }]);
+  const [greedy] = await p.sample([{ prompt, maxTokens: 10, seed: 5, temperature: 0, stopTokens: [] }]);
+  assert.deepEqual(k1!.tokens, greedy!.tokens);
+  assert.deepEqual(k1!.logprobs, k1!.tokens.map(() => 0));
+  // A model wider than its tokenizer (as real Qwen2 checkpoints are): the extra ids never come out.
+  const padded = EmbeddedPolicy.create({ config: { ...config, vocabSize: tok.vocabSize + 40 }, tokenizer: tok, seed: 1 });
+  const outs = await padded.sample([1, 2, 3, 4].map((seed) => ({ prompt, maxTokens: 30, seed, temperature: 3, stopTokens: [] })));
+  for (const o of outs) assert.ok(o.tokens.every((t) => t < tok.vocabSize));
+});
+
 function batch(seed: number): ScoreRequest[] {
   const rng = Rng.from(seed);
   return Array.from({ length: 3 }, () => ({ tokens: Array.from({ length: 10 }, () => rng.int(tok.vocabSize)), start: 2 }));
