@@ -58,9 +58,9 @@ export type SeedConfig = {
     split: string;
     /** Generated tasks in the pool (ignored with real data). @default 256 */
     generatedTasks: number;
-    /** Size of generated games: receptacles per room (ALFWorld). @default 8 */
+    /** Size of generated games: receptacles per room, ±2 (ALFWorld; the generator's floor is 4). Small rooms keep the full-history sequences short. @default 5 */
     receptacles: number;
-    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). @default 0 */
+    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). The embedded default is 20: the 1,536-token context ends longer episodes anyway. @default 20 */
     maxSteps: number;
     /** Invalid-action penalty c_inv subtracted from an invalid step's score; < 0 takes the protocol's (0.1 ALFWorld). @default -1 */
     invalidPenalty: number;
@@ -100,7 +100,7 @@ export type SeedConfig = {
   optim: {
     /**
      * AdamW learning rate. The paper's 1e-6 is for 1.7-7B pretrained models; the embedded model
-     * (~1-3M parameters, trained from scratch in Stage 0 at 2e-3) needs a larger one: 5e-5 moves
+     * (~0.4M parameters, trained from scratch in Stage 0 at 3e-3) needs a larger one: 5e-5 moves
      * it about as far per update, relative to its Stage-0 step, as 1e-6 moves a 3B model relative
      * to its 5e-6 SFT step (RL lr = SFT lr / 5 in the paper; Stage 1 here uses 2.5e-4).
      * @default 5e-5
@@ -230,15 +230,15 @@ export type SeedConfig = {
 export type Stage0Config = {
   /** Model shape preset (`embedded`, `tiny`, ...; see `model/config.ts`). @default "embedded" */
   model: string;
-  /** Width d_model instead of the preset's (0 keeps it; heads stay 4 of size d/4). @default 0 */
+  /** Width d_model instead of the preset's (0 keeps it; heads stay 4 of size d/4). @default 96 */
   dModel: number;
-  /** Layers instead of the preset's (0 keeps it). @default 0 */
+  /** Layers instead of the preset's (0 keeps it). @default 3 */
   layers: number;
   /** BPE vocabulary size. @default 1024 */
   vocabSize: number;
-  /** Model context (tokens). @default 2048 */
+  /** Model context (tokens). @default 1536 */
   maxContext: number;
-  /** Training games of the corpus (generated, or the first of the real train split). @default 400 */
+  /** Training games of the corpus (generated, or the first of the real train split). @default 200 */
   games: number;
   /** Noisy-expert episodes per game. @default 2 */
   episodesPerGame: number;
@@ -248,13 +248,13 @@ export type Stage0Config = {
   hintShare: number;
   /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
   hintEpsilon: number;
-  /** Optimizer steps of behaviour cloning. @default 1500 */
+  /** Optimizer steps of behaviour cloning. @default 300 */
   steps: number;
-  /** Sequences per optimizer step. @default 8 */
+  /** Sequences per optimizer step. @default 4 */
   batch: number;
-  /** Peak learning rate (linear warm-up 5%, cosine decay). @default 2e-3 */
+  /** Peak learning rate (linear warm-up 5%, cosine decay). @default 3e-3 */
   lr: number;
-  /** Held-out games for the success and hint-shift report. @default 48 */
+  /** Held-out games for the success and hint-shift report. @default 24 */
   evalGames: number;
   /** Temperature of the success report's rollouts. @default 0.4 */
   evalTemperature: number;
@@ -262,7 +262,7 @@ export type Stage0Config = {
 
 /** Stage 1: offline collection, external analyzer, validation, hindsight-skill SFT. */
 export type Stage1Config = {
-  /** Tasks M of the offline collection (paper: 180). @default 48 */
+  /** Tasks M of the offline collection (paper: 180). @default 24 */
   tasks: number;
   /** Rollouts K0 per task (paper: 8). @default 4 */
   rollouts: number;
@@ -288,7 +288,7 @@ export type Stage1Config = {
 export const defaultConfig: SeedConfig = {
   method: { name: "seed", formula: "L = L_pg(GRPO) + 0.01·L_kl(k3) + 0.01·Agg(σ(5Δ)·(ℓ_T − ℓ_θ)), ℓ_T under H(h, s_τ) with s_τ = analyzer(θ_old, τ)" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
-  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 8, maxSteps: 0, invalidPenalty: -1 },
+  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 5, maxSteps: 20, invalidPenalty: -1 },
   policy: { init: "", sft: true },
   rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false },
   optim: { lr: 5e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
@@ -304,10 +304,10 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 0, layers: 0, vocabSize: 1024, maxContext: 2048, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
-    steps: 1500, batch: 8, lr: 2e-3, evalGames: 48, evalTemperature: 0.4,
+    model: "embedded", dModel: 96, layers: 3, vocabSize: 1024, maxContext: 1536, games: 200, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
+    steps: 300, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
-  stage1: { tasks: 48, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 8, lr: 2.5e-4 },
+  stage1: { tasks: 24, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 8, lr: 2.5e-4 },
 };
 
 /** String fields with a closed set of values, by dotted path. */

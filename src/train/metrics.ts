@@ -40,7 +40,7 @@ export function rolloutMetrics(trajectories: readonly Trajectory[]): Record<stri
  * The one JSON object of `metrics.jsonl` for an update: the flat keys first, then every metric.
  * `gate_mean` and `skill_valid_rate` appear when the update computed them (teacher-scored presets).
  */
-export function metricsLine(update: number, metrics: Readonly<Record<string, number>>, seconds: StageSeconds): Record<string, unknown> {
+export function metricsLine(update: number, metrics: Readonly<Record<string, number>>, seconds: StageSeconds, wallSeconds: number): Record<string, unknown> {
   const flat: Record<string, unknown> = {
     update,
     success_rate: metrics["episode/success_rate"] ?? 0,
@@ -48,8 +48,8 @@ export function metricsLine(update: number, metrics: Readonly<Record<string, num
   };
   if (metrics["opd/gate_mean"] !== undefined) flat["gate_mean"] = metrics["opd/gate_mean"];
   if (metrics["skills/valid_frac"] !== undefined) flat["skill_valid_rate"] = metrics["skills/valid_frac"];
-  const total = Object.values(seconds).reduce((a, b) => a + b, 0);
-  flat["seconds"] = { ...roundAll(seconds), total: round(total) };
+  // `total` is the update's wall clock; stages may nest (`teacher_live` runs inside `update`).
+  flat["seconds"] = { ...roundAll(seconds), total: round(wallSeconds) };
   const timeKeys: Record<string, number> = {};
   for (const [k, v] of Object.entries(seconds)) timeKeys[`time/${k}_s`] = round(v);
   return { ...flat, ...metrics, ...timeKeys };

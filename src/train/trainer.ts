@@ -63,11 +63,6 @@ export type TrainResult = {
   readonly last: Record<string, unknown> | null;
 };
 
-/** The task pool size of a run. */
-function poolSize(config: SeedConfig, env: TrainingEnv): number {
-  return env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER).length;
-}
-
 /** Checks the run directory's config against this one (a different config is a different run). */
 function claimRunDir(runDir: string, config: SeedConfig): void {
   mkdirSync(runDir, { recursive: true });
@@ -183,6 +178,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
     clearCache(policy);
     clearCache(analyzer);
     const timer = new StageTimer();
+    const wall0 = performance.now();
     const tasks = taskIndices(config.run.seed, pool.length, u, config.rollout.tasksPerUpdate).map((i) => pool[i]!);
     const result = await runUpdate({
       config, update: u, policy, reference: config.kl.coef > 0 ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
@@ -190,7 +186,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
     });
     await timer.time("samples", () => writeSamples(runDir, config, u, result));
     bad = result.failed ? bad + 1 : 0;
-    const line = metricsLine(u, { ...result.metrics, "guard/bad_updates": bad }, timer.drain());
+    const line = metricsLine(u, { ...result.metrics, "guard/bad_updates": bad }, timer.drain(), (performance.now() - wall0) / 1000);
     appendFileSync(join(runDir, "metrics.jsonl"), JSON.stringify(line) + "\n");
     last = line;
     options.onUpdate?.(line);
@@ -295,5 +291,3 @@ export function readRunConfig(runDir: string): SeedConfig {
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
   return JSON.parse(readFileSync(path, "utf8")) as SeedConfig;
 }
-
-export { poolSize };

@@ -9,6 +9,16 @@ import { applySkill } from "../../skills/context.ts";
 import { librarySkill } from "../../skills/library.ts";
 import type { UpdateContext } from "../context.ts";
 
+/**
+ * The prompt transform that puts the static library's skill into the student's context (H with
+ * the config's `skills.context`): Skill-GRPO and Skill-Prompt in training, and evaluation of
+ * presets with `eval.skill = "library"` (Skill-GRPO*, Skill-Prompt).
+ * @example collectGroups(policy, makeEnv, tasks, { ...opts, promptTransform: studentSkillTransform("alfworld", "prepend", tasks) })
+ */
+export function studentSkillTransform(envName: string, context: "insert" | "prepend", tasks: readonly { readonly id: string }[]): (text: string, where: { readonly groupIndex: number }) => string {
+  return (text, where) => applySkill(text, librarySkill(envName, taskText(text), tasks[where.groupIndex]?.id ?? ""), context);
+}
+
 /** Rollout options of a config for update `update` (shared with evaluation-style rollouts). */
 export function rolloutOptions(ctx: Pick<UpdateContext, "config" | "chat" | "env" | "tasks" | "onRolloutStep">, update: number): RolloutOptions {
   const c = ctx.config;
@@ -28,7 +38,7 @@ export function rolloutOptions(ctx: Pick<UpdateContext, "config" | "chat" | "env
     actionMask: c.rollout.actionMask,
     chat: ctx.chat,
     ...(student
-      ? { promptTransform: (text: string, where: { groupIndex: number }) => applySkill(text, librarySkill(ctx.env.name, taskText(text), tasks[where.groupIndex]?.id ?? ""), c.skills.context) }
+      ? { promptTransform: studentSkillTransform(ctx.env.name, c.skills.context, tasks) }
       : {}),
     ...(ctx.onRolloutStep ? { onStep: ctx.onRolloutStep } : {}),
   };

@@ -1,0 +1,21 @@
+/**
+ * The training layer: config and presets, Stage 0 (embedded base agent), Stage 1 (hindsight-skill
+ * SFT), the Stage-2 update as named stages, and the trainer with exact resume.
+ *
+ * @example
+ * const config = resolveConfig({ preset: "seed", overrides: ["--run.updates=20"] });
+ * const result = await train(config, { runDir: "runs/seed" });
+ * const policy = await loadRunPolicy(result.runDir);
+ */
+export { defaultConfig, validateConfig, type SeedConfig, type SkillSource, type Stage0Config, type Stage1Config } from "./config.ts";
+export { resolveConfig, listPresets, findPreset, readPreset, canonicalName, type Preset, type ConfigSources } from "./presets.ts";
+export { parseOverrideArgs, overridesToPatch, splitOverrideArgs } from "./overrides.ts";
+export { train, loadRunPolicy, readRunConfig, metricsWithoutTimings, type TrainOptions, type TrainResult } from "./trainer.ts";
+export { runUpdate, type UpdateResult } from "./update.ts";
+export { runStage0, type Stage0Report, type Stage0Options } from "./stage0.ts";
+export { runStage1, externalAnalyzer, type Stage1Report, type Stage1Options } from "./stage1.ts";
+export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./base.ts";
+export { trainingEnv, type TrainingEnv } from "./envs.ts";
+export { studentSkillTransform } from "./stages/rollout.ts";
+export { listCheckpoints, readTrainerState, type TrainerState } from "./checkpoint.ts";
+export { isTimingKey } from "./metrics.ts";
