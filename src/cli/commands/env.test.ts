@@ -1,6 +1,7 @@
 /**
- * `seed env play alfworld`: the JSON-lines transcript (reset line, then one line per action),
- * invalid actions answered by the benchmark, generated games, and one-line user errors.
+ * `seed env play`: the JSON-lines transcript (reset line, then one line per action), invalid
+ * actions answered by the benchmark, real and generated ALFWorld games, another registry
+ * environment, and one-line user errors.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -35,7 +36,7 @@ test("env play --json: reset line, then observation/admissible/reward/done/won p
   assert.match(r.stderr, /ended after 6 actions; 1 left unused/);
 });
 
-test("env play on a generated game, and user mistakes as one-line errors", () => {
+test("env play on a generated game and on a registry environment; user mistakes as one-line errors", () => {
   const actions = join(root, "a2.txt");
   writeFileSync(actions, "look\n");
   const r = seed("env", "play", "alfworld", "--split", "valid_unseen", "--index", "3", "--seed", "2", "--actions", actions, "--json");
@@ -43,6 +44,11 @@ test("env play on a generated game, and user mistakes as one-line errors", () =>
   const [first, second] = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   assert.match(first.observation, /^-= Welcome to TextWorld, ALFRED! =-/);
   assert.equal(second.step, 1);
+  const sok = seed("env", "play", "sokoban", "--split", "train", "--index", "1", "--actions", actions, "--json");
+  assert.equal(sok.status, 0, sok.stderr);
+  const sokLines = sok.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(sokLines.length, 2, "a registry environment plays its task from the action file");
+  assert.deepEqual(Object.keys(sokLines[1]), ["step", "action", "observation", "admissible", "reward", "done", "won"]);
   for (const args of [
     ["env", "play", "alfworld", "--game", join(root, "missing.tw-pddl"), "--actions", actions],
     ["env", "play", "alfworld", "--game", "x", "--actions", join(root, "no-actions.txt")],

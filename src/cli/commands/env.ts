@@ -4,39 +4,47 @@
  * With `--json`, one object per line: the reset first (`step`, `observation`, `admissible`),
  * then per action `step`, `action`, `observation`, `admissible`, `reward`, `done`, `won`.
  *
- * Environments plug in through `PLAYERS` (name -> how to build the env and its task from the
- * options). ALFWorld plays a real game file (`--game`) or a generated game (`--split`,
- * `--index`, `--seed`).
+ * ALFWorld plays a real game file (`--game`) or a generated game (`--split`, `--index`,
+ * `--seed`); every other environment of the registry plays the `--index`-th task of `--split`.
+ * An environment with its own options gets an entry in `PLAYERS`.
  */
 import { readFileSync } from "node:fs";
 import { UsageError } from "../../core/errors.ts";
 import type { Env, Observation, TaskSpec } from "../../envs/env.ts";
 import { GENERATED_SPLITS, alfworldGeneratedTasks, loadGameFile, makeAlfworldEnv, type GeneratedSplit } from "../../envs/alfworld/index.ts";
+import { ENV_NAMES, isEnvName, makeEnv, taskSource } from "../../envs/registry.ts";
 import { numberOption, parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 
 const HELP = `usage: seed env play alfworld --game <game.tw-pddl> --actions <file> [--json]
-       seed env play alfworld --split <split> --index N [--seed N] --actions <file> [--json]
+       seed env play <env> --split <split> --index N [--seed N] [--data <path>] --actions <file> [--json]
 
 Replay one action per line of <file> ('-' reads stdin) and print the transcript. Any line is
 sent as is (an invalid one gets the benchmark's answer, 'Nothing happens.' in ALFWorld). The
 replay stops when the episode ends; unused actions are reported on stderr.
 
+<env> is alfworld, or any environment of the registry (webshop, search, sokoban, ezpoints),
+whose task is the N-th of the split.
+
 options:
   --game <file>        a real ALFWorld game file
-  --split <split>      generated game split: ${GENERATED_SPLITS.join(", ")}
-  --index N            generated game index within the split (default 0)
-  --seed N             generator seed (default 0)
+  --split <split>      task split (ALFWorld generated games: ${GENERATED_SPLITS.join(", ")})
+  --index N            task index within the split (default 0)
+  --seed N             generator / world seed (default 0)
+  --data <path>        real benchmark data for registry environments (their dataPath)
   --actions <file>     the actions, one per line
   --max-steps N        step limit (default: the protocol's, 30 for ALFWorld)
   --json               one JSON object per line instead of a readable transcript`;
 
 const OPTIONS = {
-  game: { type: "string" }, split: { type: "string" }, index: { type: "string" }, seed: { type: "string" },
+  game: { type: "string" }, split: { type: "string" }, index: { type: "string" }, seed: { type: "string" }, data: { type: "string" },
   actions: { type: "string" }, "max-steps": { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" },
 } as const;
 
-type PlayOptions = { game?: string | undefined; split?: string | undefined; index?: string | undefined; seed?: string | undefined; maxSteps?: number | undefined };
+type PlayOptions = {
+  game?: string | undefined; split?: string | undefined; index?: string | undefined; seed?: string | undefined;
+  data?: string | undefined; maxSteps?: number | undefined;
+};
 
 /** How `play` builds an environment and its task from the command-line options. */
 type Player = (o: PlayOptions) => { env: Env; task: TaskSpec };
@@ -63,6 +71,21 @@ const PLAYERS: Readonly<Record<string, Player>> = {
   },
 };
 
+/** Any other environment of the registry: the `--index`-th task of `--split`. */
+function registryPlayer(name: string): Player {
+  return (o) => {
+    if (o.game !== undefined) throw new UsageError(`--game is for alfworld; ${name} takes --split and --index`);
+    if (o.split === undefined) throw new UsageError(`${name} needs --split <split> (and --index N)`);
+    const index = intOption(o.index, "index", 0);
+    const seed = intOption(o.seed, "seed", 0);
+    const options = { seed, ...(o.data !== undefined ? { dataPath: o.data } : {}), ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}) };
+    const tasks = taskSource(name, o.split, { ...options, count: index + 1 });
+    const task = tasks[index];
+    if (task === undefined) throw new UsageError(`${name} split '${o.split}' has only ${tasks.length} tasks`);
+    return { env: makeEnv(name, options), task };
+  };
+}
+
 function readActions(path: string): string[] {
   let text: string;
   try {
@@ -80,8 +103,8 @@ function admissibleOf(obs: Observation): readonly string[] | undefined {
 }
 
 async function play(name: string, o: PlayOptions & { actions?: string | undefined; json?: boolean | undefined }): Promise<number> {
-  const player = PLAYERS[name];
-  if (player === undefined) throw new UsageError(`seed env play supports: ${Object.keys(PLAYERS).join(", ")} (got '${name}')`);
+  if (PLAYERS[name] === undefined && !isEnvName(name)) throw new UsageError(`unknown environment '${name}' (one of ${ENV_NAMES.join(", ")})`);
+  const player = PLAYERS[name] ?? registryPlayer(name);
   if (o.actions === undefined) throw new UsageError("missing required option --actions <file>");
   const actions = readActions(o.actions);
   const { env, task } = player(o);
@@ -90,6 +113,7 @@ async function play(name: string, o: PlayOptions & { actions?: string | undefine
   else console.log(first.text);
   let step = 0;
   for (const action of actions) {
+    await env.prepare?.(action);
     const r = env.step(action);
     step++;
     if (o.json === true) {
@@ -117,6 +141,6 @@ export const command: Command = {
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
     const maxSteps = o["max-steps"] === undefined ? undefined : intOption(o["max-steps"], "max-steps", 30);
     if (maxSteps === 0) throw new UsageError("--max-steps must be at least 1");
-    return play(name, { game: o.game, split: o.split, index: o.index, seed: o.seed, maxSteps, actions: o.actions, json: o.json });
+    return play(name, { game: o.game, split: o.split, index: o.index, seed: o.seed, data: o.data, maxSteps, actions: o.actions, json: o.json });
   },
 };
