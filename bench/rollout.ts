@@ -4,7 +4,9 @@
  * least 2,048) and a BPE tokenizer trained on the tasks' own text, in both history modes.
  *
  * Reported per mode: environment steps per second of wall time, sampled tokens per second of
- * sampling time, and the split of wall time between sampling and the environments. A random
+ * sampling time (prefill included in that time), the split of wall time between sampling and the
+ * environments, and the prompt tokens handed to the policy versus those it actually fed through
+ * the model (the full mode's prefix cache skips the rest). A random
  * model rarely ends its turn, so responses run to the token limit; the default budget (4 steps,
  * 32 tokens per action) keeps a run to minutes on two cores and can be raised (--steps, --tokens).
  * Reads the real games from ../shared/data/alfworld (or --data).
@@ -25,6 +27,10 @@ type ModeResult = {
   episodes: number;
   env_steps: number;
   sampled_tokens: number;
+  /** Prompt tokens handed to the policy (full mode: whole sequences, most of them cached). */
+  prompt_tokens: number;
+  /** Prompt tokens the policy actually ran through the model (the rest came from its prefix cache). */
+  prompt_tokens_fed: number;
   wall_s: number;
   sample_s: number;
   env_s: number;
@@ -67,8 +73,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 
   const results: Record<string, ModeResult> = {};
   for (const mode of ["window", "full"] as const) {
+    const cache0 = policy.cacheStats();
+    let promptTokens = 0;
+    const counting = new Proxy(policy, {
+      get(target, key, receiver) {
+        if (key === "sample") return (rs: Parameters<typeof policy.sample>[0]) => ((promptTokens += rs.reduce((n, r) => n + r.prompt.length, 0)), target.sample(rs));
+        return Reflect.get(target, key, receiver);
+      },
+    });
     const t0 = performance.now();
-    const trajs = await collectGroups(policy, () => new AlfworldEnv(), tasks, {
+    const trajs = await collectGroups(counting, () => new AlfworldEnv(), tasks, {
       seed: 1, groupSize: members, history: { mode }, maxSteps: steps, maxActionTokens: tokens, temperature: 1,
     });
     const wall = (performance.now() - t0) / 1000;
@@ -76,8 +90,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     const sampled = trajs.reduce((n, t) => n + t.turns.reduce((m, x) => m + x.sampledTokens.length, 0), 0);
     const sampleS = trajs.reduce((n, t) => n + t.timings.sampleSeconds, 0);
     const envS = trajs.reduce((n, t) => n + t.timings.envSeconds, 0);
+    const cache1 = policy.cacheStats();
     results[mode] = {
-      episodes: trajs.length, env_steps: envSteps, sampled_tokens: sampled, wall_s: wall, sample_s: sampleS, env_s: envS,
+      episodes: trajs.length, env_steps: envSteps, sampled_tokens: sampled, prompt_tokens: promptTokens,
+      prompt_tokens_fed: promptTokens - (cache1.reused - cache0.reused), wall_s: wall, sample_s: sampleS, env_s: envS,
       env_steps_per_s: envSteps / wall, sampled_tokens_per_s: sampled / sampleS,
     };
   }
@@ -92,7 +108,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   else {
     console.log(`rollout on alfworld: ${tasksN} tasks x ${members} members, ${steps} steps, ${tokens} tokens/action, bench model (${policy.engineKind} engine)`);
     for (const [mode, r] of Object.entries(results)) {
-      console.log(`  ${mode.padEnd(6)}  ${r.env_steps_per_s.toFixed(1)} env steps/s  ${r.sampled_tokens_per_s.toFixed(0)} sampled tokens/s  (wall ${r.wall_s.toFixed(1)} s: sampling ${r.sample_s.toFixed(1)} s, envs ${r.env_s.toFixed(3)} s)`);
+      console.log(`  ${mode.padEnd(6)}  ${r.env_steps_per_s.toFixed(1)} env steps/s  ${r.sampled_tokens_per_s.toFixed(0)} sampled tokens/s  (wall ${r.wall_s.toFixed(1)} s: sampling ${r.sample_s.toFixed(1)} s, envs ${r.env_s.toFixed(3)} s; prompt tokens ${r.prompt_tokens}, fed ${r.prompt_tokens_fed})`);
     }
   }
   return 0;
