@@ -30,15 +30,16 @@ export function seedTasks(env: string, split: string, count: number, seed = 0): 
   const [lo, hi] = SEED_SPLIT_RANGES[split as SeedSplit];
   if (!Number.isInteger(count) || count < 0 || count > hi - lo) throw new UsageError(`cannot draw ${count} ${split} tasks for ${env}`);
   const rng = Rng.from(deriveSeed(seed, "seed-tasks", env, split));
-  const seen = new Set<number>();
-  const tasks: TaskSpec[] = [];
-  while (tasks.length < count) {
-    // Two draws make a uniform 32-bit offset; the range is at most 2^32 wide.
-    const offset = (rng.nextU32() * 2 ** 32 + rng.nextU32()) % (hi - lo);
-    const s = lo + offset;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    tasks.push({ id: `${env}/${split}/${s}`, split, payload: { seed: s } satisfies SeedPayload });
+  const width = hi - lo;
+  // A lazy Fisher-Yates shuffle of the range (only swapped slots are stored): distinct, uniform,
+  // O(count), and the first k seeds are the same whatever count is asked for.
+  const swapped = new Map<number, number>();
+  const seeds: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const j = i + rng.int(width - i);
+    const atJ = swapped.get(j) ?? j;
+    swapped.set(j, swapped.get(i) ?? i);
+    seeds.push(lo + atJ);
   }
-  return tasks;
+  return seeds.map((s): TaskSpec => ({ id: `${env}/${split}/${s}`, split, payload: { seed: s } satisfies SeedPayload }));
 }
