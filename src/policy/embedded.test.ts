@@ -108,6 +108,17 @@ function batch(seed: number): ScoreRequest[] {
   return Array.from({ length: 3 }, () => ({ tokens: Array.from({ length: 10 }, () => rng.int(tok.vocabSize)), start: 2 }));
 }
 
+test("splitting a batch into chunks (maxBatchTokens) changes neither scores nor gradients", async () => {
+  const whole = make(9), split = EmbeddedPolicy.create({ config, tokenizer: tok, seed: 9, maxBatchTokens: 12 });
+  const reqs = batch(7);
+  const w = reqs.map(() => new Float32Array(8).fill(-1 / 24));
+  const [a, b] = [await whole.score(reqs), await split.score(reqs)];
+  a.forEach((x, i) => assert.ok(maxDiff(x, b[i]!) < 1e-6));
+  await whole.backward(reqs, w);
+  await split.backward(reqs, w);
+  for (const [name, g] of whole.grads.entries()) assert.ok(maxDiff(g, split.grads.get(name)) < 1e-6, name);
+});
+
 test("backward + step moves the weights; a non-finite gradient skips the update", async () => {
   const p = make(2);
   const before = p.params.clone();

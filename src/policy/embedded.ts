@@ -36,7 +36,11 @@ export type EmbeddedOptions = {
   readonly engine?: Engine;
   /** Reuse KV caches across `sample` calls for prompts that extend earlier sequences. @default true */
   readonly prefixCache?: boolean;
-  /** Most tokens one forward pass of `score`/`backward` packs (larger batches are split). @default 16384 */
+  /**
+   * Most tokens one forward pass of `score`/`backward` packs (larger batches are split; one
+   * request is never split). @default what keeps saved activations near 2 GiB for the config
+   * (about 50k tokens for the embedded preset, 1k for a Qwen2.5-0.5B shape), at least 512
+   */
   readonly maxBatchTokens?: number;
 };
 
@@ -47,6 +51,19 @@ export type CreateOptions = EmbeddedOptions & {
   /** Seed of the weight initialisation. */
   readonly seed: number;
 };
+
+/**
+ * Bytes of activations the transformer keeps per token for backward (f32): per layer about
+ * 8·D (residuals, norms, q, attention out) + 2·KV (k, v) + 3·F (gate, up, h) + heads (lse).
+ */
+export function activationBytesPerToken(c: ModelConfig): number {
+  const kv = (c.nKvHeads * c.dModel) / c.nHeads;
+  return 4 * c.nLayers * (8 * c.dModel + 2 * kv + 3 * c.ffnSize + c.nHeads);
+}
+
+function defaultBatchTokens(c: ModelConfig): number {
+  return Math.max(512, Math.min(65536, Math.floor(2 ** 31 / activationBytesPerToken(c))));
+}
 
 /** Splits requests into consecutive chunks of at most `budget` tokens (a request never splits). */
 function chunks<T extends { tokens: ArrayLike<number> }>(items: readonly T[], budget: number): [number, number][] {
@@ -82,7 +99,7 @@ class EmbeddedBase implements Policy {
     this.config = model.config;
     this.maxContext = model.config.maxContext;
     this.prefix = options.prefixCache === false ? null : new PrefixCache(model);
-    this.maxBatchTokens = options.maxBatchTokens ?? 16384;
+    this.maxBatchTokens = options.maxBatchTokens ?? defaultBatchTokens(model.config);
   }
 
   /** Which engine runs the kernels ("native" or "reference"). */
