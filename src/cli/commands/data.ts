@@ -123,6 +123,7 @@ async function importData(dir: string, o: { out?: string; json?: boolean; quiet?
   return problems.length > 0 ? 1 : 0;
 }
 
+/** The `seed data` command. */
 export const command: Command = {
   summary: "import and check benchmark data (ALFWorld)",
   async run(argv) {

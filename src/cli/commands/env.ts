@@ -127,6 +127,7 @@ async function play(name: string, o: PlayOptions & { actions?: string | undefine
   return 0;
 }
 
+/** The `seed env` command. */
 export const command: Command = {
   summary: "play an environment from an action file",
   async run(argv) {
