@@ -144,6 +144,8 @@ test("mismatched, missing and corrupt parts give CheckpointErrors naming the fil
   save();
   writeSafetensors(join(dir, "optimizer.safetensors"), new Map([["m.x", { data: new Float32Array(1), shape: [1] }]]), { metadata: { step: "-1" } });
   expectError(() => loadCheckpoint(dir), "optimizer.safetensors", /step "-1"/);
+  saveCheckpoint(dir, { config: { ...config, vocabSize: 200 }, params: ParamStore.init({ ...config, vocabSize: 200 }, Rng.from(1)), tokenizer: tok });
+  expectError(() => loadCheckpoint(dir), "tokenizer.json", /has \d+ tokens but config\.json's vocab_size is 200/);
   save();
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify({ model: { type: "Unigram" } }));
   expectError(() => loadCheckpoint(dir), "tokenizer.json", /only BPE/);
