@@ -6,7 +6,7 @@ import { TOY_TASK, ToyHouse } from "../testing/toy-house.ts";
 import { ChatFormat } from "./chat-format.ts";
 import { alfworldRenderer } from "./prompts/alfworld.ts";
 import { collectGroups, type RolloutOptions } from "./rollout.ts";
-import { policySequences, teacherSequences } from "./training-views.ts";
+import { policySequences, splitByTurn, teacherSequences } from "./training-views.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 
 const act = (a: string) => `<think>ok</think><action>${a}</action>`;
@@ -76,6 +76,11 @@ for (const mode of ["window", "full"] as const) {
     }
     // The env-authored tokens exist and were excluded: full mode has observations between actions.
     if (mode === "full") assert.ok(seqs[0]!.lossMask.includes(0));
+    // Per-turn values come back in turn order, one per sampled id.
+    const scored = await policy.score(seqs.map((x) => x.request));
+    const perTurn = splitByTurn(seqs, scored);
+    assert.deepEqual([...perTurn.keys()].sort(), [0, 1, 2]);
+    traj!.turns.forEach((t, i) => assert.deepEqual(Array.from(perTurn.get(i)!), Array.from(Float32Array.from(t.sampledLogprobs))));
   });
 }
 
