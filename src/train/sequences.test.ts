@@ -39,7 +39,7 @@ test("a mini-batch lays out whole sequences; gather and scatter are inverse", ()
   assert.deepEqual(mb.sequences, [0, 2]);
   assert.deepEqual(mb.offsets, [0, 6]);
   assert.deepEqual(mb.batch.segments, [{ start: 0, length: 2 }, { start: 3, length: 3 }, { start: 6, length: 2 }]);
-  assert.deepEqual([...mb.batch.lossMask], [1, 1, 0, 1, 1, 1, 1, 1]);
+  assert.deepEqual(Array.from(mb.batch.lossMask), [1, 1, 0, 1, 1, 1, 1, 1]);
   const perSeq = [Float32Array.of(1, 2, 3, 4, 5, 6), Float32Array.of(9), Float32Array.of(7, 8)];
   const flat = gather(mb, perSeq);
   assert.deepEqual([...flat], [1, 2, 3, 4, 5, 6, 7, 8]);

@@ -94,7 +94,10 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
         const perSeq = live ? await ctx.timer.time("teacher_live", () => scoreTeacher(ctx, teacher, cached.old, mb.sequences)) : mb.sequences.map((i) => cached.teacherFrozen![i]!);
         teacherLp = gatherLocal(mb, perSeq);
       }
-      const student = await scoreAll(ctx.policy, mb.requests);
+      // Before the first step, a mini-batch holding every sequence in order is scored exactly as
+      // ℓ_old was (same requests, same chunks, same weights): reuse it instead of a second pass.
+      const untouched = epoch === 0 && p === 0 && parts.length === 1 && steps === 0;
+      const student = untouched ? mb.sequences.map((i) => cached.old[i]!) : await scoreAll(ctx.policy, mb.requests);
       const policyLogprobs = gatherLocal(mb, student);
       const oldLp = gather(mb, cached.old);
       const sampleAdv = Float64Array.from(mb.samples, (s) => input.advantages[s]!);
