@@ -11,7 +11,7 @@
  */
 import { CheckpointError, ShapeError } from "../../core/errors.ts";
 import { BYTE_TO_CHAR, symbolsToBytes } from "./byte-level.ts";
-import { translateHfPattern } from "./pretokenize.ts";
+import { splitPieces, translateHfPattern } from "./pretokenize.ts";
 
 /** A token matched on the raw text before pre-tokenization (chat markers, agent tags). */
 export type AddedToken = {
@@ -34,6 +34,13 @@ export type BpeSpec = {
   readonly addedTokens: readonly AddedToken[];
   /** Pre-tokenizer regex in Hugging Face syntax (e.g. `QWEN2_PATTERN`). */
   readonly pattern: string;
+  /**
+   * Further `Split` pre-tokenizers (HF `Sequence`), each applied to every piece the previous
+   * ones produced. Qwen2 has none; DeepSeek-style tokenizers chain several. @default []
+   */
+  readonly splitPatterns?: readonly string[];
+  /** Emit a piece that is itself a vocab entry as that one token before trying merges (Llama 3). @default false */
+  readonly ignoreMerges?: boolean;
   /** Unicode normalisation applied to text outside added tokens. Qwen2 uses NFC; ours none. */
   readonly normalizer: "NFC" | "NFKC" | null;
   /** Prepend a space to text that does not start with whitespace (GPT-2 option). */
@@ -76,6 +83,7 @@ export class BpeTokenizer {
   private readonly addedText: (string | undefined)[];
   private readonly addedByContent = new Map<string, AddedToken>();
   private readonly regex: RegExp;
+  private readonly moreRegexes: RegExp[];
   private readonly allAddedRe: RegExp | null;
   private readonly plainAddedRe: RegExp | null;
   private readonly cache = new Map<string, readonly number[]>();
@@ -131,6 +139,7 @@ export class BpeTokenizer {
 
     try {
       this.regex = translateHfPattern(spec.pattern);
+      this.moreRegexes = (spec.splitPatterns ?? []).map(translateHfPattern);
     } catch (e) {
       throw new CheckpointError(source, `pre-tokenizer pattern not supported: ${(e as Error).message}`);
     }
@@ -226,9 +235,18 @@ export class BpeTokenizer {
   }
 
   private encodePiece(piece: string, out: number[]): void {
+    if (this.moreRegexes.length > 0) {
+      let pieces = [piece];
+      for (const re of this.moreRegexes) pieces = pieces.flatMap((p) => splitPieces(p, re));
+      for (const p of pieces) this.encodeWord(p, out);
+    } else this.encodeWord(piece, out);
+  }
+
+  private encodeWord(piece: string, out: number[]): void {
     let ids = this.cache.get(piece);
     if (ids === undefined) {
-      ids = this.bpe(ENCODER.encode(piece));
+      const whole = this.spec.ignoreMerges ? this.spec.vocab.get(bytesToLevelString(piece)) : undefined;
+      ids = whole !== undefined ? [whole] : this.bpe(ENCODER.encode(piece));
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
       this.cache.set(piece, ids);
     }

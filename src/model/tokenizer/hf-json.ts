@@ -6,7 +6,7 @@
  * ("a b") and the pair (["a", "b"]) spelling; we write strings, which every reader accepts.
  *
  * Not supported (a clear `CheckpointError`, never a silent difference): WordPiece/Unigram
- * models, BPE dropout, `byte_fallback`, subword prefixes/suffixes. The added-token flags
+ * models, BPE dropout, `byte_fallback`, subword prefixes/suffixes, other pre-tokenizers. The added-token flags
  * `lstrip`, `rstrip` and `single_word` are read but not applied (Qwen2 sets none of them).
  * Post-processors that add BOS tokens are ignored: `encode` never adds tokens.
  */
@@ -38,13 +38,16 @@ export function tokenizerToHfJson(tok: BpeTokenizer): Json {
     normalizer: spec.normalizer === null ? null : { type: spec.normalizer },
     pre_tokenizer: {
       type: "Sequence",
-      pretokenizers: [{ type: "Split", pattern: { Regex: spec.pattern }, behavior: "Isolated", invert: false }, byteLevel],
+      pretokenizers: [
+        ...[spec.pattern, ...(spec.splitPatterns ?? [])].map((Regex) => ({ type: "Split", pattern: { Regex }, behavior: "Isolated", invert: false })),
+        byteLevel,
+      ],
     },
     post_processor: byteLevel,
     decoder: byteLevel,
     model: {
       type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: "", end_of_word_suffix: "",
-      fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: spec.merges.map(([a, b]) => `${a} ${b}`),
+      fuse_unk: false, byte_fallback: false, ignore_merges: spec.ignoreMerges ?? false, vocab, merges: spec.merges.map(([a, b]) => `${a} ${b}`),
     },
   };
 }
@@ -60,23 +63,34 @@ function parseNormalizer(n: unknown, fail: (p: string) => never): BpeSpec["norma
   return fail(`normalizer ${JSON.stringify(n["type"])} is not supported (only NFC, NFKC or none)`);
 }
 
-function parsePreTokenizer(p: unknown, fail: (p: string) => never): { pattern: string; addPrefixSpace: boolean } {
+type PreTokenizer = { pattern: string; splitPatterns: string[]; addPrefixSpace: boolean };
+
+/** Regex of one Split (or Digits) element of a pre-tokenizer Sequence, or null for other types. */
+function splitRegex(p: Record<string, unknown>, fail: (p: string) => never): string | null {
+  if (p["type"] === "Digits") return p["individual_digits"] === true ? "\\p{N}" : "\\p{N}+";
+  if (p["type"] !== "Split") return null;
+  const pattern = isObject(p["pattern"]) ? p["pattern"]["Regex"] : undefined;
+  if (typeof pattern !== "string") return fail("a Split pre-tokenizer without a Regex pattern is not supported");
+  if (p["behavior"] !== "Isolated" || p["invert"] === true) return fail(`Split behavior ${JSON.stringify(p["behavior"])} / invert is not supported (only Isolated)`);
+  return pattern;
+}
+
+function parsePreTokenizer(p: unknown, fail: (p: string) => never): PreTokenizer {
   if (!isObject(p)) return fail("pre_tokenizer is missing (a byte-level BPE needs one)");
-  const byteLevel = (b: Json, regex: boolean) => {
-    if (b["type"] !== "ByteLevel") return fail(`pre-tokenizer ${JSON.stringify(b["type"])} is not supported`);
-    if ((b["use_regex"] ?? true) !== regex) return fail(`ByteLevel use_regex=${JSON.stringify(b["use_regex"])} is not supported here`);
-    return b["add_prefix_space"] === true;
-  };
-  if (p["type"] === "ByteLevel") return { pattern: GPT2_PATTERN, addPrefixSpace: byteLevel(p, true) };
-  const list = p["pretokenizers"];
-  if (p["type"] === "Sequence" && Array.isArray(list) && list.length === 2 && isObject(list[0]) && isObject(list[1])) {
-    const split = list[0];
-    const pattern = isObject(split["pattern"]) ? split["pattern"]["Regex"] : undefined;
-    if (split["type"] !== "Split" || typeof pattern !== "string") return fail("first pre-tokenizer must be Split with a Regex pattern");
-    if (split["behavior"] !== "Isolated" || split["invert"] === true) return fail(`Split behavior ${JSON.stringify(split["behavior"])} / invert is not supported`);
-    return { pattern, addPrefixSpace: byteLevel(list[1], false) };
+  const list = p["type"] === "Sequence" && Array.isArray(p["pretokenizers"]) ? p["pretokenizers"] : [p];
+  if (!list.every(isObject) || list.length === 0) return fail("pre_tokenizer Sequence has non-object entries");
+  const last = list[list.length - 1] as Record<string, unknown>;
+  if (last["type"] !== "ByteLevel") return fail(`pre_tokenizer must end with ByteLevel, got ${JSON.stringify(last["type"])}`);
+  const patterns: string[] = [];
+  for (const item of list.slice(0, -1) as Record<string, unknown>[]) {
+    const re = splitRegex(item, fail);
+    if (re === null) return fail(`pre-tokenizer ${JSON.stringify(item["type"])} is not supported (Split, Digits, ByteLevel)`);
+    patterns.push(re);
   }
-  return fail(`pre_tokenizer ${JSON.stringify(p["type"])} is not supported (ByteLevel, or Sequence[Split, ByteLevel])`);
+  const useRegex = (last["use_regex"] ?? true) === true;
+  if (useRegex) patterns.push(GPT2_PATTERN); // ByteLevel splits with GPT-2's regex after the others
+  if (patterns.length === 0) return fail("ByteLevel with use_regex=false and no Split leaves nothing to pre-tokenize with");
+  return { pattern: patterns[0]!, splitPatterns: patterns.slice(1), addPrefixSpace: last["add_prefix_space"] === true };
 }
 
 /**
@@ -97,7 +111,6 @@ export function tokenizerFromHfJson(json: unknown, source: string, eosToken?: st
   for (const k of ["continuing_subword_prefix", "end_of_word_suffix"]) {
     if (model[k] !== null && model[k] !== undefined && model[k] !== "") fail(`model.${k} is not supported`);
   }
-  if (model["ignore_merges"] === true) fail("ignore_merges is not supported");
   const rawVocab = model["vocab"];
   if (!isObject(rawVocab)) return fail("model.vocab is not an object");
   const vocab = new Map<string, number>();
@@ -123,9 +136,12 @@ export function tokenizerFromHfJson(json: unknown, source: string, eosToken?: st
   });
   const decoder = json["decoder"];
   if (!isObject(decoder) || decoder["type"] !== "ByteLevel") fail("decoder must be ByteLevel");
-  const { pattern, addPrefixSpace } = parsePreTokenizer(json["pre_tokenizer"], fail);
+  const { pattern, splitPatterns, addPrefixSpace } = parsePreTokenizer(json["pre_tokenizer"], fail);
   const normalizer = parseNormalizer(json["normalizer"], fail);
-  const spec: BpeSpec = { vocab, merges, addedTokens, pattern, normalizer, addPrefixSpace, ...(eosToken === undefined ? {} : { eosToken }) };
+  const spec: BpeSpec = {
+    vocab, merges, addedTokens, pattern, splitPatterns, normalizer, addPrefixSpace, ignoreMerges: model["ignore_merges"] === true,
+    ...(eosToken === undefined ? {} : { eosToken }),
+  };
   return new BpeTokenizer(spec, source);
 }
 

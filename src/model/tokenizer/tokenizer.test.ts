@@ -175,6 +175,37 @@ test("a GPT-2 style ByteLevel(use_regex) pre-tokenizer with add_prefix_space loa
   assert.deepEqual(t.encode("wo"), [261]); // the prefix space makes "Ġwo"
 });
 
+test("Llama-3 style ignore_merges and DeepSeek style chains of Splits/Digits load and round-trip", () => {
+  const llama = qwenStyleJson(true);
+  const model = llama["model"] as { vocab: Record<string, number>; ignore_merges?: boolean };
+  model.vocab["Ġworld"] = 298; // no merge chain leads here: only ignore_merges can emit it
+  model.ignore_merges = true;
+  const t = tokenizerFromHfJson(llama, "llama.json");
+  assert.deepEqual(t.encode(" world"), [298]);
+  model.ignore_merges = false;
+  assert.notDeepEqual(tokenizerFromHfJson(llama, "llama.json").encode(" world"), [298]);
+  const deepseek = qwenStyleJson(true);
+  deepseek["normalizer"] = null; // NFC would (rightly) not round-trip combining marks
+  deepseek["pre_tokenizer"] = {
+    type: "Sequence",
+    pretokenizers: [
+      { type: "Split", pattern: { Regex: "\\p{N}{1,3}" }, behavior: "Isolated", invert: false },
+      { type: "Digits", individual_digits: false },
+      { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+    ],
+  };
+  const d = tokenizerFromHfJson(deepseek, "deepseek.json");
+  // "12345" -> "123" | "45" by the first Split; each is then its own run of digit bytes.
+  assert.deepEqual(d.encode("12345"), [..."123", ..."45"].map((c) => c.charCodeAt(0) - 33));
+  const saved = tokenizerFromHfJson(tokenizerToHfJson(d), "again.json");
+  assert.deepEqual(saved.encode("x 12345 hello"), d.encode("x 12345 hello"));
+  const rng = Rng.from(3);
+  for (let i = 0; i < 100; i++) {
+    const s = randomText(rng);
+    assert.equal(d.decode(d.encode(s)), s);
+  }
+});
+
 test("bad tokenizer files give a CheckpointError naming the file and the problem", () => {
   const dir = mkdtempSync(join(tmpdir(), "seed-tok-"));
   try {
