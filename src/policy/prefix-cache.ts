@@ -56,8 +56,11 @@ export class PrefixCache {
   assign(prompts: readonly (readonly number[])[]): SlotAssignment {
     const need = prompts.length;
     if (this.cache === null || this.cache.batch < need) {
-      this.cache = new KvCache(this.model, need);
-      this.contents = Array.from({ length: need }, () => []);
+      // Rows cannot move between caches, so growing drops what is cached; rounding the row count
+      // up to a power of two makes that rare (at most 2x the rows a batch needs).
+      const rows = 2 ** Math.ceil(Math.log2(need));
+      this.cache = new KvCache(this.model, rows);
+      this.contents = Array.from({ length: rows }, () => []);
     }
     const free = new Set(this.contents.keys());
     const slots: number[] = [], cached: number[] = [];
