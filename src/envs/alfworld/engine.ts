@@ -26,9 +26,9 @@ type ActKind = (typeof A)[keyof typeof A];
 /** A grounded action: kind plus up to two entity indices (object/receptacle per kind). */
 type Act = { readonly kind: ActKind; readonly a: number; readonly b: number };
 
-const LOOK: Act = { kind: A.look, a: -1, b: -1 };
-const INVENTORY: Act = { kind: A.inventory, a: -1, b: -1 };
-const HELP: Act = { kind: A.help, a: -1, b: -1 };
+const LOOK: Act = { kind: A.look, a: 0, b: 0 };
+const INVENTORY: Act = { kind: A.inventory, a: 0, b: 0 };
+const HELP: Act = { kind: A.help, a: 0, b: 0 };
 
 const goals = new WeakMap<AlfGame, GoalTest>();
 
@@ -70,8 +70,7 @@ export class AlfworldEngine implements WorldState {
   readonly insideOf: readonly (readonly number[])[];
   private notIn: number[][] = [];
   private contents: number[][] = [];
-  private commands = new Map<string, Act>();
-  private sorted: string[] = [];
+  private sorted: readonly string[] = [];
 
   /** @throws DataError if the game's goal cannot be compiled */
   constructor(game: AlfGame) {
@@ -112,7 +111,8 @@ export class AlfworldEngine implements WorldState {
 
   /** Apply one command string (trimmed first, as TextWorld does). Never throws. */
   step(command: string): EngineStep {
-    const act = this.commands.get(command.trim());
+    const cmd = command.trim();
+    const act = contains(this.sorted, cmd) ? this.resolve(cmd) : undefined;
     if (act === undefined) return { feedback: NOTHING_HAPPENS, recognized: false };
     const feedback = this.apply(act);
     this.refresh();
@@ -135,47 +135,45 @@ export class AlfworldEngine implements WorldState {
 
   private apply(act: Act): string {
     const g = this.game, t = this.t, { a, b } = act;
-    const on = (i: number): string => g.objects[i]!.name;
-    const rn = (i: number): string => g.receptacles[i]!.name;
     switch (act.kind) {
       case A.go:
         this.agentLoc = t.recLoc[a]!;
-        return `You arrive at ${rn(a)}. ${this.describeRec(a)}`;
+        return `You arrive at ${g.receptacles[a]!.name}. ${this.describeRec(a)}`;
       case A.open:
         this.opened[a] = 1;
-        return `You open the ${rn(a)}. ${this.describeRec(a)}`;
+        return `You open the ${g.receptacles[a]!.name}. ${this.describeRec(a)}`;
       case A.close:
         this.opened[a] = 0;
-        return `You close the ${rn(a)}.`;
+        return `You close the ${g.receptacles[a]!.name}.`;
       case A.take:
         remove(this.recsOf[a]!, b);
         remove(this.contents[b]!, a);
         insertSorted(this.notIn[a]!, b);
         remove(this.locsOf[a]!, this.agentLoc);
         this.held = a;
-        return `You pick up the ${on(a)} from the ${rn(b)}.`;
+        return `You pick up the ${g.objects[a]!.name} from the ${g.receptacles[b]!.name}.`;
       case A.move:
         insertSorted(this.recsOf[a]!, b);
         insertSorted(this.contents[b]!, a);
         remove(this.notIn[a]!, b);
         insertSorted(this.locsOf[a]!, this.agentLoc);
         this.held = -1;
-        return `You move the ${on(a)} to the ${rn(b)}.`;
+        return `You move the ${g.objects[a]!.name} to the ${g.receptacles[b]!.name}.`;
       case A.heat:
         this.objState[a] = (this.objState[a]! | STATE.hot) & ~STATE.cool;
-        return `You heat the ${on(a)} using the ${rn(b)}.`;
+        return `You heat the ${g.objects[a]!.name} using the ${g.receptacles[b]!.name}.`;
       case A.cool:
         this.objState[a] = (this.objState[a]! | STATE.cool) & ~STATE.hot;
-        return `You cool the ${on(a)} using the ${rn(b)}.`;
+        return `You cool the ${g.objects[a]!.name} using the ${g.receptacles[b]!.name}.`;
       case A.clean:
         this.objState[a] = this.objState[a]! | STATE.clean;
-        return `You clean the ${on(a)} using the ${rn(b)}.`;
+        return `You clean the ${g.objects[a]!.name} using the ${g.receptacles[b]!.name}.`;
       case A.slice:
         this.objState[a] = this.objState[a]! | STATE.sliced;
-        return `You sliced the ${on(a)} with the ${on(b)}.`;
+        return `You sliced the ${g.objects[a]!.name} with the ${g.objects[b]!.name}.`;
       case A.use:
         this.objState[a] = (this.objState[a]! ^ STATE.on) | STATE.toggled;
-        return `You turn on the ${on(a)}.`;
+        return `You turn on the ${g.objects[a]!.name}.`;
       case A.examineRec:
         return this.describeRec(a);
       case A.examineObj: {
@@ -209,52 +207,113 @@ export class AlfworldEngine implements WorldState {
     return facingSentence(here.map((r) => this.game.receptacles[r]!.name), nextTo);
   }
 
-  /** Recompute the admissible commands of the current state. */
+  /**
+   * Recompute the admissible commands of the current state. The `go to` block is constant and
+   * sorts as one contiguous run (no other verb starts with `g`), so only the few state-dependent
+   * commands are sorted each step and spliced around it.
+   */
   private refresh(): void {
     const t = this.t, g = this.game, O = g.objects.length;
-    const cmds = new Map<string, Act>();
-    const add = (cmd: string, act: Act): void => { if (!cmds.has(cmd)) cmds.set(cmd, act); };
-    g.receptacles.forEach((_r, r) => add(t.goCmd[r]!, { kind: A.go, a: r, b: -1 }));
-    const here = t.recsAt[this.agentLoc]!;
+    const pre: string[] = [], post: string[] = [];
     const h = this.held;
-    for (const r of here) {
-      add(t.examineRecCmd[r]!, { kind: A.examineRec, a: r, b: -1 });
-      if (t.recOpenable[r] === 1) {
-        if (this.opened[r] === 1) add(t.closeCmd[r]!, { kind: A.close, a: r, b: -1 });
-        else add(t.openCmd[r]!, { kind: A.open, a: r, b: -1 });
-      }
+    for (const r of t.recsAt[this.agentLoc]!) {
+      addCommand(pre, post, t.examineRecCmd[r]!);
+      if (t.recOpenable[r] === 1) addCommand(pre, post, this.opened[r] === 1 ? t.closeCmd[r]! : t.openCmd[r]!);
       const acc = this.accessible(r);
+      const rname = g.receptacles[r]!.name;
       for (const o of this.contents[r]!) {
         const p = t.objProps[o]!;
-        if ((p & PROP.toggleable) !== 0) add(t.useCmd[o]!, { kind: A.use, a: o, b: r });
+        if ((p & PROP.toggleable) !== 0) addCommand(pre, post, t.useCmd[o]!);
         if (!acc) continue;
-        add(t.examineObjCmd[o]!, { kind: A.examineObj, a: o, b: -1 });
-        if (h < 0 && (p & PROP.pickupable) !== 0) add(`take ${g.objects[o]!.name} from ${g.receptacles[r]!.name}`, { kind: A.take, a: o, b: r });
+        addCommand(pre, post, t.examineObjCmd[o]!);
+        if (h < 0 && (p & PROP.pickupable) !== 0) addCommand(pre, post, `take ${g.objects[o]!.name} from ${rname}`);
       }
       if (h >= 0) {
-        const p = t.objProps[h]!, hn = g.objects[h]!.name, rname = g.receptacles[r]!.name;
-        if (acc && t.canHold[r * O + h] === 1) add(`move ${hn} to ${rname}`, { kind: A.move, a: h, b: r });
-        if (t.isMicrowave[r] === 1 && (p & PROP.heatable) !== 0) add(`heat ${hn} with ${rname}`, { kind: A.heat, a: h, b: r });
-        if (t.isFridge[r] === 1 && (p & PROP.coolable) !== 0) add(`cool ${hn} with ${rname}`, { kind: A.cool, a: h, b: r });
-        if (t.isSink[r] === 1 && (p & PROP.cleanable) !== 0) add(`clean ${hn} with ${rname}`, { kind: A.clean, a: h, b: r });
+        const p = t.objProps[h]!, hn = g.objects[h]!.name;
+        if (acc && t.canHold[r * O + h] === 1) addCommand(pre, post, `move ${hn} to ${rname}`);
+        if (t.isMicrowave[r] === 1 && (p & PROP.heatable) !== 0) addCommand(pre, post, `heat ${hn} with ${rname}`);
+        if (t.isFridge[r] === 1 && (p & PROP.coolable) !== 0) addCommand(pre, post, `cool ${hn} with ${rname}`);
+        if (t.isSink[r] === 1 && (p & PROP.cleanable) !== 0) addCommand(pre, post, `clean ${hn} with ${rname}`);
       }
     }
     if (h >= 0) {
-      add(t.examineObjCmd[h]!, { kind: A.examineObj, a: h, b: -1 });
+      addCommand(pre, post, t.examineObjCmd[h]!);
       if (t.isKnife[h] === 1) {
         for (let o = 0; o < O; o++) {
-          if ((t.objProps[o]! & PROP.sliceable) !== 0 && this.locsOf[o]!.includes(this.agentLoc)) {
-            add(`slice ${g.objects[o]!.name} with ${g.objects[h]!.name}`, { kind: A.slice, a: o, b: h });
-          }
+          if ((t.objProps[o]! & PROP.sliceable) !== 0 && this.locsOf[o]!.includes(this.agentLoc)) addCommand(pre, post, `slice ${g.objects[o]!.name} with ${g.objects[h]!.name}`);
         }
       }
     }
-    add("look", LOOK);
-    add("inventory", INVENTORY);
-    add("help", HELP);
-    this.commands = cmds;
-    this.sorted = [...cmds.keys()].sort();
+    post.push("help", "inventory", "look");
+    this.sorted = [...uniqueSorted(pre), ...t.goSorted, ...uniqueSorted(post)];
   }
+
+  /** The grounded action of an admissible command (undefined if it names no entity). */
+  private resolve(cmd: string): Act | undefined {
+    const t = this.t;
+    const sp = cmd.indexOf(" ");
+    const verb = sp < 0 ? cmd : cmd.slice(0, sp), rest = sp < 0 ? "" : cmd.slice(sp + 1);
+    let act: Act | undefined;
+    switch (verb) {
+      case "look": act = LOOK; break;
+      case "inventory": act = INVENTORY; break;
+      case "help": act = HELP; break;
+      case "go": act = { kind: A.go, a: indexOf(t.recByName, rest.slice(3)), b: 0 }; break;
+      case "open": act = { kind: A.open, a: indexOf(t.recByName, rest), b: 0 }; break;
+      case "close": act = { kind: A.close, a: indexOf(t.recByName, rest), b: 0 }; break;
+      case "use": act = { kind: A.use, a: indexOf(t.objByName, rest), b: 0 }; break;
+      case "examine": {
+        const r = indexOf(t.recByName, rest);
+        act = r >= 0 ? { kind: A.examineRec, a: r, b: 0 } : { kind: A.examineObj, a: indexOf(t.objByName, rest), b: 0 };
+        break;
+      }
+      case "take": { const [o, r] = splitAt(rest, " from "); act = { kind: A.take, a: indexOf(t.objByName, o), b: indexOf(t.recByName, r) }; break; }
+      case "move": { const [o, r] = splitAt(rest, " to "); act = { kind: A.move, a: indexOf(t.objByName, o), b: indexOf(t.recByName, r) }; break; }
+      case "heat": case "cool": case "clean": {
+        const [o, r] = splitAt(rest, " with ");
+        act = { kind: verb === "heat" ? A.heat : verb === "cool" ? A.cool : A.clean, a: indexOf(t.objByName, o), b: indexOf(t.recByName, r) };
+        break;
+      }
+      case "slice": { const [o, k] = splitAt(rest, " with "); act = { kind: A.slice, a: indexOf(t.objByName, o), b: indexOf(t.objByName, k) }; break; }
+    }
+    return act === undefined || act.a < 0 || act.b < 0 ? undefined : act;
+  }
+}
+
+/** File a command before or after the constant `go to` block. */
+function addCommand(pre: string[], post: string[], cmd: string): void {
+  (cmd < "go to " ? pre : post).push(cmd);
+}
+
+function indexOf(names: ReadonlyMap<string, number>, name: string): number {
+  return names.get(name) ?? -1;
+}
+
+/** `"a from b"` split at the first `sep` into `["a", "b"]`. */
+function splitAt(rest: string, sep: string): [string, string] {
+  const i = rest.indexOf(sep);
+  return i < 0 ? [rest, ""] : [rest.slice(0, i), rest.slice(i + sep.length)];
+}
+
+/** Sort and drop adjacent duplicates (code-point order, as Python's `sorted(set(...))`). */
+function uniqueSorted(list: string[]): string[] {
+  list.sort();
+  let w = 0;
+  for (let i = 0; i < list.length; i++) if (i === 0 || list[i] !== list[w - 1]) list[w++] = list[i]!;
+  list.length = w;
+  return list;
+}
+
+/** Binary search in a sorted list. */
+function contains(sorted: readonly string[], s: string): boolean {
+  let lo = 0, hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1, v = sorted[mid]!;
+    if (v === s) return true;
+    if (v < s) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 function remove(list: number[], v: number): void {

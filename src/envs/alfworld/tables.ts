@@ -30,6 +30,10 @@ export type GameTables = {
   /** Object is a knife or butter knife (slicing tool). */
   readonly isKnife: Uint8Array;
   readonly goCmd: readonly string[];
+  /** The `go to` commands sorted (a constant block of every admissible list). */
+  readonly goSorted: readonly string[];
+  readonly recByName: ReadonlyMap<string, number>;
+  readonly objByName: ReadonlyMap<string, number>;
   readonly openCmd: readonly string[];
   readonly closeCmd: readonly string[];
   readonly examineRecCmd: readonly string[];
@@ -102,6 +106,9 @@ function buildTables(game: AlfGame): GameTables {
     game, typeIds, recType, recLoc, recOpenable, objType, objProps, recsAt, canHold, canContainIds,
     objectsByType, receptaclesByType, isMicrowave, isFridge, isSink, isKnife,
     goCmd: rn.map((n) => `go to ${n}`),
+    goSorted: [...new Set(rn.map((n) => `go to ${n}`))].sort(),
+    recByName: new Map(rn.map((n, i) => [n, i])),
+    objByName: new Map(on.map((n, i) => [n, i])),
     openCmd: rn.map((n) => `open ${n}`),
     closeCmd: rn.map((n) => `close ${n}`),
     examineRecCmd: rn.map((n) => `examine ${n}`),
