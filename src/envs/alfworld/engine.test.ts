@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { EnvStateError } from "../../core/errors.ts";
 import { AlfworldEnv } from "./env.ts";
-import { AlfworldEngine } from "./engine.ts";
+import { AlfworldEngine, pyStrip } from "./engine.ts";
 import { loadGameFile } from "./load.ts";
 import { demangle } from "./names.ts";
 import { renderList, HELP_TEXT } from "./text.ts";
@@ -110,6 +110,13 @@ test("CD-308 (unseen): Look task wins on `use` while holding the object", { skip
   assert.ok(r.won);
 });
 
+test("commands are stripped the way Python's str.strip() does it", () => {
+  assert.equal(pyStrip(" \t\n\u001fgo to bed 1\u0085\u3000"), "go to bed 1");
+  assert.equal(pyStrip("\ufeffgo to bed 1"), "\ufeffgo to bed 1", "U+FEFF is not whitespace in Python");
+  assert.equal(pyStrip("  "), "");
+  assert.equal(pyStrip("look"), "look");
+});
+
 test("help, inventory, garbage input and the step limit", { skip }, () => {
   const env = new AlfworldEnv({ maxSteps: 3 });
   const t = task("valid_seen", "pick_and_place_simple-Book-None-SideTable-329");
@@ -117,7 +124,7 @@ test("help, inventory, garbage input and the step limit", { skip }, () => {
   const help = env.step("help");
   assert.equal(help.observation.text, HELP_TEXT);
   assert.ok(help.observation.text.startsWith("\nAvailable commands:\n  look:"));
-  assert.equal(env.step("inventory").observation.text, "You are not carrying anything.");
+  assert.equal(env.step(" inventory\u001f").observation.text, "You are not carrying anything.", "surrounding whitespace is stripped");
   const last = env.step("put book 2 in sidetable 1");
   assert.equal(last.observation.text, "Nothing happens.", "the ReAct-era `put` command is not part of the protocol");
   assert.deepEqual([last.done, last.won, last.reward], [true, false, 0], "done after maxSteps steps of any kind");

@@ -109,9 +109,9 @@ export class AlfworldEngine implements WorldState {
     return this.sorted;
   }
 
-  /** Apply one command string (trimmed first, as TextWorld does). Never throws. */
+  /** Apply one command string (stripped first, as TextWorld's `command.strip()`). Never throws. */
   step(command: string): EngineStep {
-    const cmd = command.trim();
+    const cmd = pyStrip(command);
     const act = contains(this.sorted, cmd) ? this.resolve(cmd) : undefined;
     if (act === undefined) return { feedback: NOTHING_HAPPENS, recognized: false };
     const feedback = this.apply(act);
@@ -278,6 +278,20 @@ export class AlfworldEngine implements WorldState {
     }
     return act === undefined || act.a < 0 || act.b < 0 ? undefined : act;
   }
+}
+
+/** Python's `str.isspace` code points: JS `trim` differs (it strips U+FEFF, keeps U+001C-U+001F and U+0085). */
+function isPySpace(c: number): boolean {
+  return (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x20) || c === 0x85 || c === 0xa0 || c === 0x1680
+    || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/** Python's `str.strip()` with no argument. */
+export function pyStrip(s: string): string {
+  let lo = 0, hi = s.length;
+  while (lo < hi && isPySpace(s.charCodeAt(lo))) lo++;
+  while (hi > lo && isPySpace(s.charCodeAt(hi - 1))) hi--;
+  return lo === 0 && hi === s.length ? s : s.slice(lo, hi);
 }
 
 /** File a command before or after the constant `go to` block. */
