@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { EnvStateError } from "../../core/errors.ts";
 import { AlfworldEnv } from "./env.ts";
@@ -123,6 +123,9 @@ test("help, inventory, garbage input and the step limit", { skip }, () => {
   const first = env.reset(t, 0);
   const help = env.step("help");
   assert.equal(help.observation.text, HELP_TEXT);
+  const grammar = (JSON.parse(readFileSync(gamePath("valid_seen", "pick_and_place_simple-Book-None-SideTable-329"), "utf8")) as { grammar: string }).grammar;
+  const at = grammar.indexOf("feedback :: \"", grammar.indexOf("action help {")) + 13;
+  assert.equal(HELP_TEXT, grammar.slice(at, grammar.indexOf("\";", at)), "the help text is the game grammar's");
   assert.ok(help.observation.text.startsWith("\nAvailable commands:\n  look:"));
   assert.equal(env.step(" inventory\u001f").observation.text, "You are not carrying anything.", "surrounding whitespace is stripped");
   const last = env.step("put book 2 in sidetable 1");
