@@ -22,7 +22,7 @@ import type { RolloutOptions } from "../agent/rollout.ts";
 import type { SeedConfig } from "../train/config.ts";
 import { trainingEnv } from "../train/envs.ts";
 import { rolloutOptions } from "../train/stages/rollout.ts";
-import { breakdown, type Breakdown } from "./breakdown.ts";
+import { breakdown, groupOf, type Breakdown } from "./breakdown.ts";
 import { evaluate, type EvalSummary } from "./evaluate.ts";
 
 /** Tasks of one evaluation split and how to build their environment. */
@@ -43,6 +43,8 @@ export type BenchmarkResult = {
   readonly decoding: Decoding;
   readonly seed: number;
   readonly trajectories: Trajectory[];
+  /** The column (task type, dataset) of each task, in task order. */
+  readonly groups: readonly string[];
 };
 
 /** Options of {@link evalSuite}. */
@@ -56,11 +58,15 @@ export type SuiteOptions = {
 /** Default number of generated ALFWorld games per split (the real split sizes). */
 export const GENERATED_ALFWORLD_COUNTS: Readonly<Record<string, number>> = { valid_seen: 140, valid_unseen: 134, train: 256 };
 
-/** Search-QA question-set files of a data folder, as split names (file name up to the first `_` or `.`). */
+/**
+ * Search-QA question-set files of a data folder, as split names (file name up to the first `_`
+ * or `.`). The corpus (`wiki*`) and FlashRAG's 16-question samples (`flashrag_*`, a slice of a set
+ * present in full) are not evaluation sets.
+ */
 export function searchDatasets(dir: string): string[] {
   if (!existsSync(dir)) throw new UsageError(`no Search-QA data folder at ${dir}`);
   return readdirSync(dir)
-    .filter((f) => /\.(jsonl?|parquet)$/.test(f) && !f.startsWith("wiki") && !f.startsWith("PROVENANCE"))
+    .filter((f) => /\.jsonl?$/.test(f) && !f.startsWith("wiki") && !f.startsWith("flashrag"))
     .map((f) => f.split(/[_.]/)[0]!)
     .filter((name, i, all) => all.indexOf(name) === i)
     .sort();
@@ -126,7 +132,8 @@ export async function evaluateBenchmark(policy: Policy, config: SeedConfig, suit
     ...(options.batchTasks !== undefined ? { batchTasks: options.batchTasks } : {}),
     ...(options.onBatch ? { onBatch: options.onBatch } : {}),
   });
-  return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories };
+  const groups = suite.tasks.slice(0, trajectories.length).map((t) => groupOf(suite.env, t));
+  return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories, groups };
 }
 
 /** The JSON form of a result (what `seed eval --json` prints and `eval/*.json` files hold), without trajectories. */
@@ -144,6 +151,11 @@ export function benchmarkJson(result: BenchmarkResult, extra: Record<string, unk
     headline_value: b.metrics[b.headline]?.value ?? null,
     metrics,
     counts: b.counts,
+    // Per task, in task order: the id and the score (1/0 success; WebShop's score): what paired
+    // comparisons between methods evaluated on the same tasks resample.
+    task_ids: result.trajectories.map((t) => t.taskId),
+    outcomes: result.trajectories.map((t) => (result.breakdown.env === "webshop" ? t.score : t.success ? 1 : 0)),
+    task_groups: result.groups,
     ...extra,
   };
 }

@@ -1,149 +1,186 @@
 /**
- * `seed eval`: evaluates a served model (`--policy openai:<base-url> --model <name>`) or an
- * embedded checkpoint (`--checkpoint <dir>`) on one environment and prints one JSON object with
- * at least `episodes`, `success_rate` and `valid_action_rate` (`--json`), or a short table.
+ * `seed eval`: evaluates an embedded checkpoint (`--checkpoint`: a run directory, one of its
+ * checkpoints, or a policy directory) or a served model (`--policy openai:<base-url> --model
+ * <name>`) on one benchmark split, and prints the paper's columns with 95% intervals: ALFWorld
+ * success per task type and the macro average (`--split valid_seen`: all 140 games; `valid_unseen`:
+ * all 134), WebShop score and success on the 128 test goals, Search-QA exact match per dataset and
+ * the average. `--json` prints one JSON object (stable keys), `--markdown` a table.
  *
- * Environments and tasks come from the registry (`envs/registry.ts`): generated worlds by default
- * (Sokoban/EZPoints validation seeds, the generated shop's test goals, the synthetic knowledge
- * base's test questions), real data with `--data`. ALFWorld reads real games from `--data`
- * (default split `valid_seen`).
+ * A checkpoint inside a run directory is evaluated the way that run acts (history mode, action
+ * budget, action mask, evaluation skill of Skill-GRPO* and Skill-Prompt); flags override. Served
+ * models use the protocol's window history unless told otherwise. Tasks come from `--data`
+ * (real benchmark files) or the run's own world (generated ALFWorld games, the generated shop,
+ * the synthetic knowledge base).
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import type { Env, TaskSpec } from "../../envs/env.ts";
-import { REGISTRY, envEntry, makeEnv, taskSource } from "../../envs/registry.ts";
 import type { Policy } from "../../policy/policy.ts";
 import { RemotePolicy } from "../../policy/remote.ts";
 import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
+import { makeEnv } from "../../envs/registry.ts";
 import { appendTrajectories } from "../../agent/jsonl.ts";
-import type { HistoryOption } from "../../agent/rollout.ts";
-import { evaluate } from "../../eval/evaluate.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../../train/config.ts";
+import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
+import { checkpointUpdates, isRunDir, writeEvalRecord } from "../../eval/run-dir.ts";
+import { resultsTable } from "../../eval/tables.ts";
+import { aggregate } from "../../eval/aggregate.ts";
 import { numberOption, parseOptions, printJson, requireOption } from "../args.ts";
 import type { Command } from "../main.ts";
 
-const USAGE = `usage: seed eval (--policy openai:<base-url> --model <name> | --checkpoint <dir>) --env <env> [options]
+const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url> --model <name>) [--env <env>] [options]
 
-  --env <id>               alfworld, webshop, search, sokoban, ezpoints
-  --split <name>           default: valid_seen (alfworld), test (webshop, search), validation (sokoban, ezpoints)
-  --episodes <n>           evaluate the first n tasks (default: 128 for generated envs, the whole split otherwise)
-  --history <mode>         window, window:<k> or full (default: window with the protocol's k)
-  --temperature <t>        default 0.4 (SEED validation)
-  --max-action-tokens <n>  default 512
+  --checkpoint <dir>       a run directory (its newest checkpoint), checkpoints/update-N, or a policy dir
+  --env <id>               alfworld, webshop, search, sokoban, ezpoints (default: the run's)
+  --split <name>           alfworld: valid_seen (default) or valid_unseen; webshop: test; search: a dataset
+                           name or 'all'; sokoban/ezpoints: validation
+  --data <dir>             real data: the ALFWorld root (json_2.1.1/...), the WebShop folder, the Search-QA
+                           folder; default: the run's data (generated worlds for the embedded defaults);
+                           served models on alfworld default to ../shared/data/alfworld
+  --episodes <n>           only the first n tasks (default: the whole split)
+  --greedy                 greedy decoding (default: sampling at the run's eval temperature, 0.4)
+  --temperature <t>        sampling temperature
+  --seed <n>               seed of sampling and environment resets (default 0)
+  --history <mode>         window, window:<k> or full (default: the run's; served models: window)
+  --max-action-tokens <n>  default: the run's (48 embedded), 512 for served models
   --action-mask            restrict actions to the admissible list (embedded policies only)
-  --seed <n>               default 0
-  --data <dir>             real data: ALFWorld games (json_2.1.1/...; default ../shared/data/alfworld),
-                           the WebShop catalogue folder, or the Search-QA question sets
-  --retriever-url <url>    Search-QA: a Search-R1 /retrieve endpoint instead of in-process BM25
   --tokenizer <file>       the served model's tokenizer.json (not needed with 'seed serve')
-  --token-ids <how>        server (default; exact ids) or retokenize (servers without token ids)
+  --token-ids <how>        server (default; exact ids) or retokenize
+  --retriever-url <url>    Search-QA: a Search-R1 /retrieve endpoint instead of in-process BM25
   --samples <file.jsonl>   also write the trajectories
-  --json                   one JSON object on stdout`;
+  --record                 write the result into the run directory (eval/<split>.json)
+  --json                   one JSON object on stdout
+  --markdown               a markdown table on stdout`;
 
-/** An environment factory and the tasks of a split. */
-type EnvSetup = { makeEnv: () => Env; tasks: TaskSpec[]; split: string };
+/** What a `--checkpoint` path resolves to. */
+type CheckpointTarget = { policyDir: string; runDir: string | null; update: number | null };
 
-async function setupEnv(envId: string, split: string | undefined, episodes: number | undefined, data: string | undefined, retrieverUrl: string | undefined): Promise<EnvSetup> {
-  if (envId === "alfworld" && "missing" in REGISTRY.alfworld) {
-    // Until the registry has its ALFWorld entry: the real games from --data.
-    const { AlfworldEnv } = await import("../../envs/alfworld/env.ts");
-    const { alfworldTasks } = await import("../../envs/alfworld/load.ts");
-    const fallback = resolve("../shared/data/alfworld");
-    const root = data ?? (existsSync(fallback) ? fallback : undefined);
-    if (root === undefined) throw new UsageError("alfworld evaluation reads the real games: pass --data <dir holding json_2.1.1>");
-    const s = split ?? "valid_seen";
-    return { makeEnv: () => new AlfworldEnv(), tasks: alfworldTasks(root, s), split: s };
+/** A run directory, one of its checkpoints, or a bare policy directory. */
+export function resolveCheckpoint(path: string): CheckpointTarget {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new UsageError(`no checkpoint at ${path}`);
+  if (isRunDir(abs)) {
+    const last = checkpointUpdates(abs).at(-1);
+    if (last === undefined) throw new UsageError(`${path} is a run directory without checkpoints yet`);
+    return { policyDir: join(abs, "checkpoints", `update-${String(last).padStart(6, "0")}`, "policy"), runDir: abs, update: last };
   }
-  const entry = envEntry(envId);
-  const s = split ?? entry.evalSplits[0]!;
-  const options = {
-    ...(data !== undefined ? { dataPath: resolve(data) } : {}),
-    ...(retrieverUrl !== undefined ? { retrieverUrl } : {}),
-  };
-  const tasks = taskSource(envId, s, { ...options, ...(episodes !== undefined ? { count: episodes } : {}) });
-  return { makeEnv: () => makeEnv(envId, options), tasks, split: s };
+  const asUpdate = /update-(\d+)$/.exec(abs);
+  if (existsSync(join(abs, "policy", "config.json"))) {
+    const run = dirname(dirname(abs));
+    return { policyDir: join(abs, "policy"), runDir: isRunDir(run) ? run : null, update: asUpdate ? Number(asUpdate[1]) : null };
+  }
+  if (existsSync(join(abs, "config.json"))) {
+    const up = dirname(abs), run = dirname(dirname(up));
+    const m = /update-(\d+)$/.exec(up);
+    return { policyDir: abs, runDir: m && isRunDir(run) ? run : null, update: m ? Number(m[1]) : null };
+  }
+  throw new UsageError(`${path} is neither a run directory nor a checkpoint (no config.json)`);
 }
 
-function historyOption(text: string | undefined): HistoryOption | undefined {
-  if (text === undefined) return undefined;
-  if (text === "full") return { mode: "full" };
-  if (text === "window") return { mode: "window" };
+function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> {
+  if (text === undefined) return {};
+  if (text === "full") return { history: "full" };
+  if (text === "window") return { history: "window", window: -1 };
   const m = /^window:(\d+)$/.exec(text);
-  if (m) return { mode: "window", k: Number(m[1]) };
+  if (m) return { history: "window", window: Number(m[1]) };
   throw new UsageError(`--history expects window, window:<k> or full, got '${text}'`);
 }
 
-async function loadPolicy(values: Record<string, string | boolean | undefined>): Promise<{ policy: Policy; name: string }> {
-  const spec = values["policy"] as string | undefined;
-  const checkpoint = values["checkpoint"] as string | undefined;
-  if ((spec === undefined) === (checkpoint === undefined)) throw new UsageError("give exactly one of --policy openai:<base-url> and --checkpoint <dir>");
-  if (checkpoint !== undefined) {
-    const { EmbeddedPolicy } = await import("../../policy/embedded.ts");
-    return { policy: await EmbeddedPolicy.load(resolve(checkpoint)), name: checkpoint };
-  }
-  if (!spec!.startsWith("openai:")) throw new UsageError(`--policy must look like openai:<base-url>, got '${spec}'`);
-  const baseUrl = spec!.slice("openai:".length);
+async function remotePolicy(values: Record<string, string | boolean | undefined>): Promise<Policy> {
+  const spec = values["policy"] as string;
+  if (!spec.startsWith("openai:")) throw new UsageError(`--policy must look like openai:<base-url>, got '${spec}'`);
   const model = requireOption(values["model"] as string | undefined, "model");
   const tokenIds = (values["token-ids"] as string | undefined) ?? "server";
   if (tokenIds !== "server" && tokenIds !== "retokenize") throw new UsageError(`--token-ids is server or retokenize, got '${tokenIds}'`);
   const tokenizerFile = values["tokenizer"] as string | undefined;
-  const policy = await RemotePolicy.connect({
-    baseUrl, model, tokenIds,
+  return RemotePolicy.connect({
+    baseUrl: spec.slice("openai:".length), model, tokenIds,
     ...(tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(tokenizerFile)) } : {}),
   });
-  return { policy, name: `openai:${baseUrl}#${model}` };
 }
 
+/** The `eval` command. */
 export const command: Command = {
   summary: "evaluate a checkpoint or a served model on a benchmark",
   async run(argv) {
     const { values } = parseOptions(argv, {
-      policy: { type: "string" },
-      model: { type: "string" },
-      checkpoint: { type: "string" },
-      env: { type: "string" },
-      split: { type: "string" },
-      episodes: { type: "string" },
-      history: { type: "string" },
-      temperature: { type: "string" },
-      "max-action-tokens": { type: "string" },
-      "action-mask": { type: "boolean" },
-      seed: { type: "string" },
-      data: { type: "string" },
-      "retriever-url": { type: "string" },
-      tokenizer: { type: "string" },
-      "token-ids": { type: "string" },
-      samples: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean" },
+      policy: { type: "string" }, model: { type: "string" }, checkpoint: { type: "string" }, env: { type: "string" }, split: { type: "string" },
+      episodes: { type: "string" }, history: { type: "string" }, temperature: { type: "string" }, greedy: { type: "boolean" },
+      "max-action-tokens": { type: "string" }, "action-mask": { type: "boolean" }, seed: { type: "string" }, data: { type: "string" },
+      "retriever-url": { type: "string" }, tokenizer: { type: "string" }, "token-ids": { type: "string" }, samples: { type: "string" },
+      record: { type: "boolean" }, json: { type: "boolean" }, markdown: { type: "boolean" }, help: { type: "boolean", short: "h" },
     }, false);
     if (values.help) {
       console.log(USAGE);
       return 0;
     }
-    const envId = requireOption(values.env, "env");
+    if ((values.policy === undefined) === (values.checkpoint === undefined)) throw new UsageError("give exactly one of --policy openai:<base-url> and --checkpoint <dir>");
+    if (values.greedy && values.temperature !== undefined) throw new UsageError("give --greedy or --temperature, not both");
     const episodes = values.episodes === undefined ? undefined : numberOption(values.episodes, "episodes", 0);
     if (episodes !== undefined && (!Number.isInteger(episodes) || episodes < 1)) throw new UsageError(`--episodes must be a positive integer, got ${values.episodes}`);
     const seed = numberOption(values.seed, "seed", 0);
-    const history = historyOption(values.history);
-    const setup = await setupEnv(envId, values.split, episodes, values.data, values["retriever-url"]);
-    if (setup.tasks.length === 0) throw new UsageError(`${envId} has no tasks in split '${setup.split}'`);
-    const { policy, name } = await loadPolicy(values);
-    const { summary, trajectories } = await evaluate(policy, setup.makeEnv, setup.tasks, {
-      seed,
-      ...(episodes !== undefined ? { episodes: Math.min(episodes, setup.tasks.length) } : {}),
-      ...(history ? { history } : {}),
-      ...(values.temperature !== undefined ? { temperature: numberOption(values.temperature, "temperature", 0.4) } : {}),
-      ...(values["max-action-tokens"] !== undefined ? { maxActionTokens: numberOption(values["max-action-tokens"], "max-action-tokens", 512) } : {}),
-      ...(values["action-mask"] ? { actionMask: true } : {}),
-      ...(values.json ? {} : { onBatch: (done: number, total: number) => process.stderr.write(`\r${done}/${total} episodes`) }),
+
+    // The config the policy is evaluated under: the run's own, or the defaults for this env.
+    const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
+    let config: SeedConfig = target?.runDir ? (JSON.parse(readFileSync(join(target.runDir, "config.json"), "utf8")) as SeedConfig) : structuredClone(defaultConfig);
+    const envId = values.env ?? (target?.runDir ? config.env.name : requireOption(values.env, "env"));
+    if (target?.runDir && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not ${values.env}`);
+    const served = target === null;
+    let data = values.data !== undefined ? resolve(values.data) : target?.runDir ? config.env.data : "";
+    if (served && envId === "alfworld" && data === "" && existsSync(resolve("../shared/data/alfworld"))) data = resolve("../shared/data/alfworld");
+    config = mergeConfig(config, {
+      env: { name: envId, data },
+      rollout: {
+        ...(served ? { history: "window", window: -1, maxActionTokens: 512 } : {}),
+        ...historyPatch(values.history),
+        ...(values["max-action-tokens"] !== undefined ? { maxActionTokens: numberOption(values["max-action-tokens"], "max-action-tokens", 48) } : {}),
+        ...(values["action-mask"] ? { actionMask: true } : {}),
+      },
     });
-    if (values.samples !== undefined) appendTrajectories(resolve(values.samples), trajectories);
-    const result = { ...summary, split: setup.split, policy: name };
-    if (values.json) printJson(result);
+    const decoding: Decoding = values.greedy ? { kind: "greedy" }
+      : { kind: "sampled", temperature: values.temperature !== undefined ? numberOption(values.temperature, "temperature", 0.4) : config.eval.temperature };
+    if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
+    const split = values.split ?? (envId === "alfworld" ? "valid_seen" : envId === "search" ? (data ? "all" : "test") : envId === "webshop" ? "test" : "validation");
+    let suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}) });
+    const retrieverUrl = values["retriever-url"];
+    if (retrieverUrl !== undefined) {
+      if (envId !== "search") throw new UsageError("--retriever-url applies to --env search only");
+      const options = { retrieverUrl, ...(data ? { dataPath: data } : {}) };
+      suite = { ...suite, makeEnv: () => makeEnv("search", options) };
+    }
+
+    let policy: Policy;
+    if (target !== null) {
+      const { EmbeddedPolicy } = await import("../../policy/embedded.ts");
+      policy = await EmbeddedPolicy.load(target.policyDir);
+    } else policy = await remotePolicy(values);
+    const quietProgress = values.json || values.markdown;
+    const result = await evaluateBenchmark(policy, config, suite, {
+      decoding, seed,
+      ...(quietProgress ? {} : { onBatch: (done: number, total: number) => process.stderr.write(`\r${done}/${total} episodes`) }),
+    });
+    if (!quietProgress) process.stderr.write("\n");
+    if (values.samples !== undefined) appendTrajectories(resolve(values.samples), result.trajectories);
+    const b = result.breakdown;
+    const extra: Record<string, unknown> = {
+      policy: target?.policyDir ?? `${values.policy}#${values.model}`,
+      ...(target ? { update: target.update, run: target.runDir } : {}),
+      data: data || "generated",
+    };
+    if (envId === "alfworld") {
+      extra["per_type"] = Object.fromEntries(b.columns.filter((c) => c !== "All").map((c) => [c, { success: b.metrics[c]?.value ?? null, low: b.metrics[c]?.low ?? null, high: b.metrics[c]?.high ?? null, games: b.counts[c] ?? 0 }]));
+      extra["macro_average"] = b.metrics["All"]?.value ?? null;
+    }
+    const json = benchmarkJson(result, extra);
+    if (values.record) {
+      if (target?.runDir == null) throw new UsageError("--record needs a checkpoint inside a run directory");
+      writeEvalRecord(target.runDir, { ...json, split, settings: { decoding, count: episodes ?? 0, data: config.env.data, seed, update: target.update } });
+    }
+    if (values.json) printJson(json);
+    else if (values.markdown) console.log(resultsTable([{ method: target?.runDir ? config.method.name : String(json["policy"]), results: { [`${envId}/${split}`]: aggregate([b]) } }], [`${envId}/${split}`]));
     else {
-      process.stderr.write("\n");
-      console.log(`${envId}/${setup.split}: ${summary.episodes} episodes, success ${(100 * summary.success_rate).toFixed(1)}%, valid actions ${(100 * summary.valid_action_rate).toFixed(1)}%, mean return ${summary.mean_return.toFixed(2)}, mean length ${summary.mean_length.toFixed(1)} (${summary.seconds.toFixed(1)} s)`);
+      const cols = b.columns.map((c) => `${c} ${(100 * (b.metrics[c]?.value ?? Number.NaN)).toFixed(1)}`).join(", ");
+      console.log(`${envId}/${split}: ${b.episodes} episodes (${decoding.kind === "greedy" ? "greedy" : `T=${decoding.temperature}`}); ${cols}; valid actions ${(100 * result.summary.valid_action_rate).toFixed(1)}%, mean length ${result.summary.mean_length.toFixed(1)} (${result.summary.seconds.toFixed(1)} s)`);
     }
     return 0;
   },
