@@ -36,6 +36,7 @@ test("malformed game files are DataErrors that name the file", () => {
     ["no problem", JSON.stringify({ ...good, pddl_problem: undefined }), /missing string key 'pddl_problem'/],
     ["no grammar", JSON.stringify({ ...good, grammar: 3 }), /missing string key 'grammar'/],
     ["no task line", JSON.stringify({ ...good, grammar: "{}" }), /no "Your task is to: \.\.\." line/],
+    ["old protocol", JSON.stringify({ ...good, grammar: `${good["grammar"] as string}\naction PutObject {\n    template :: "put {o} in/on {r}";\n}` }), /ReAct-era 'put \{o\} in\/on \{r\}' protocol/],
     ["bad walkthrough", JSON.stringify({ ...good, walkthrough: [1] }), /'walkthrough' must be a list of strings/],
     ["unbalanced", JSON.stringify({ ...good, pddl_problem: problem + ")" }), /unbalanced '\)'/],
     ["unclosed", JSON.stringify({ ...good, pddl_problem: "(define (problem x)" }), /unclosed '\('/],

@@ -55,6 +55,9 @@ export function parseGameFile(text: string, path: string, id = path): AlfGame {
   if (info === undefined) {
     throw new DataError(`${path}: the task directory name must look like <task_type>-<Object>-<MovableRecep>-<Parent>-<Scene>`);
   }
+  if (/template :: "put \{o\} in\/on \{r\}"/.test(grammar)) {
+    throw new DataError(`${path}: this game uses the ReAct-era 'put {o} in/on {r}' protocol; the engine plays the 'move' version (ALFWorld's json_2.1.3_tw-pddl download)`);
+  }
   const task = TASK_LINE.exec(grammar)?.[1];
   if (task === undefined) throw new DataError(`${path}: the grammar has no "Your task is to: ..." line`);
   const game = gameFromProblem(parsePddlProblem(problem, path), {
