@@ -23,6 +23,8 @@ check: replay every game's walkthrough (default), or play the hand-coded expert 
 and count games and wins per split and task type.
   --walkthroughs       replay the stored walkthroughs (default)
   --expert             play the observation-only expert instead (30 steps per game)
+  --epsilon X          with --expert: share of random admissible actions (noisy expert, default 0)
+  --seed N             with --epsilon: seed of the random draws (default 0)
   --split a,b          splits to check (default: all present)
   --limit N            at most N games (the first N in sorted order)
   --json               print one JSON object {games, won, by_split, by_type, ...}
@@ -35,7 +37,8 @@ code is 1 if any game is broken.
   --json               print the summary as one JSON object`;
 
 const OPTIONS = {
-  walkthroughs: { type: "boolean" }, expert: { type: "boolean" }, split: { type: "string" }, limit: { type: "string" },
+  walkthroughs: { type: "boolean" }, expert: { type: "boolean" }, epsilon: { type: "string" }, seed: { type: "string" },
+  split: { type: "string" }, limit: { type: "string" },
   json: { type: "boolean" }, quiet: { type: "boolean" }, out: { type: "string" }, help: { type: "boolean", short: "h" },
 } as const;
 
@@ -63,14 +66,21 @@ function printTable(report: CheckReport, mode: string): void {
   for (const f of report.failures) console.log(`  failed: ${f}`);
 }
 
-async function check(dir: string, o: { expert?: boolean; walkthroughs?: boolean; split?: string; limit?: string; json?: boolean; quiet?: boolean }): Promise<number> {
+async function check(dir: string, o: {
+  expert?: boolean; walkthroughs?: boolean; epsilon?: string; seed?: string; split?: string; limit?: string; json?: boolean; quiet?: boolean;
+}): Promise<number> {
   if (o.expert === true && o.walkthroughs === true) throw new UsageError("choose one of --walkthroughs and --expert");
   const mode = o.expert === true ? "expert" : "walkthroughs";
+  if (mode !== "expert" && (o.epsilon !== undefined || o.seed !== undefined)) throw new UsageError("--epsilon and --seed go with --expert");
+  const epsilon = numberOption(o.epsilon, "epsilon", 0);
+  if (!(epsilon >= 0 && epsilon <= 1)) throw new UsageError(`--epsilon must be in [0, 1], got '${o.epsilon}'`);
+  const seed = numberOption(o.seed, "seed", 0);
+  if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seed expects a non-negative integer, got '${o.seed}'`);
   const refs = selectRefs(dir, o.split, o.limit);
   const bar = new Progress(`check ${mode}`, refs.length, { silent: o.quiet === true });
-  const report = checkGames(refs, mode, { onGame: () => bar.tick(1) });
+  const report = checkGames(refs, mode, { epsilon, seed, onGame: () => bar.tick(1) });
   bar.done(`${report.won}/${report.games} won`);
-  if (o.json === true) printJson({ mode, ...report });
+  if (o.json === true) printJson({ mode, ...(mode === "expert" ? { epsilon } : {}), ...report });
   else printTable(report, mode);
   return mode === "walkthroughs" && report.won !== report.games ? 1 : 0;
 }

@@ -4,7 +4,7 @@
  * last one) or play the hand-coded expert, and count games and wins per split and task type.
  */
 import { AlfworldEnv } from "./env.ts";
-import { AlfworldExpert } from "./expert.ts";
+import { AlfworldExpert, alfworldNoisyExpert } from "./expert.ts";
 import type { AlfGame } from "./game.ts";
 import { loadGameFile, type GameRef } from "./load.ts";
 import type { AlfworldPriors } from "./priors.ts";
@@ -38,11 +38,26 @@ export function replayWalkthrough(game: AlfGame): GameOutcome {
   return { won: true, steps: wt.length };
 }
 
-/** Play the expert on a game for up to `maxSteps` steps (default 30). */
-export function playExpert(game: AlfGame, options: { priors?: AlfworldPriors; maxSteps?: number } = {}): GameOutcome {
+/** Options of `playExpert`. */
+export type PlayExpertOptions = {
+  /** Class priors. @default ALFWORLD_TRAIN_PRIORS */
+  readonly priors?: AlfworldPriors;
+  /** @default 30 */
+  readonly maxSteps?: number;
+  /** Noisy-expert mode: share of random admissible actions. @default 0 */
+  readonly epsilon?: number;
+  /** Seed of the noisy expert's draws. @default 0 */
+  readonly seed?: number;
+};
+
+/** Play the (optionally noisy) expert on a game until it ends. */
+export function playExpert(game: AlfGame, options: PlayExpertOptions = {}): GameOutcome {
   const env = new AlfworldEnv({ maxSteps: options.maxSteps ?? 30 });
-  const expert = new AlfworldExpert(options.priors !== undefined ? { priors: options.priors } : {});
-  let obs = env.reset({ id: game.id, split: "", payload: { game } }, 0);
+  const task = { id: game.id, split: "", payload: { game } };
+  const priors = options.priors !== undefined ? { priors: options.priors } : {};
+  const epsilon = options.epsilon ?? 0;
+  const expert = epsilon > 0 ? alfworldNoisyExpert(task, options.seed ?? 0, { epsilon, ...priors }) : new AlfworldExpert(priors);
+  let obs = env.reset(task, 0);
   let steps = 0;
   for (;;) {
     const r = env.step(expert.act(obs));
@@ -72,14 +87,14 @@ export type CheckReport = {
  * @throws DataError from the first unreadable game file
  */
 export function checkGames(refs: readonly GameRef[], mode: "walkthroughs" | "expert",
-                           options: { priors?: AlfworldPriors; onGame?: (done: number) => void } = {}): CheckReport {
+                           options: PlayExpertOptions & { onGame?: (done: number) => void } = {}): CheckReport {
   const by_split: Record<string, Tally> = {};
   const by_type: Record<string, Tally> = Object.fromEntries(TASK_TYPES.map((t) => [t, { games: 0, won: 0 }]));
   const failures: string[] = [];
   let games = 0, won = 0, wonSteps = 0;
   for (const ref of refs) {
     const game = loadGameFile(ref.path, ref.id);
-    const out = mode === "walkthroughs" ? replayWalkthrough(game) : playExpert(game, options.priors !== undefined ? { priors: options.priors } : {});
+    const out = mode === "walkthroughs" ? replayWalkthrough(game) : playExpert(game, options);
     const s = (by_split[ref.split] ??= { games: 0, won: 0 });
     const t = (by_type[ref.taskType] ??= { games: 0, won: 0 });
     games++; s.games++; t.games++;

@@ -26,7 +26,7 @@ export {
   ALFRED_CATALOG, GENERATED_SPLITS, alfworldGeneratedTasks, generateGame, generatedPriors, isHeldOutPair,
   type AlfworldGenOptions, type GeneratedSplit,
 } from "./generator/generate.ts";
-export { checkGames, playExpert, replayWalkthrough, type CheckReport, type GameOutcome } from "./check.ts";
+export { checkGames, playExpert, replayWalkthrough, type CheckReport, type GameOutcome, type PlayExpertOptions } from "./check.ts";
 export { benchAlfworldSteps, type AlfworldBenchOptions, type AlfworldBenchResult } from "./bench.ts";
 export { BANNER, NOTHING_HAPPENS, HELP_TEXT } from "./text.ts";
 
