@@ -14,7 +14,7 @@ import type { Breakdown, Estimate } from "./breakdown.ts";
 import { armSlug } from "./experiment-spec.ts";
 import type { GateValueReport } from "./gate-value.ts";
 import { isRunDir, readRunDir, type EvalRecord, type MetricsLine, type RunData } from "./run-dir.ts";
-import { ablationTable, benchmarkTitle, formatEstimate, markdownTable, resultsTable } from "./tables.ts";
+import { ablationTable, benchmarkTitle, fixed, formatEstimate, formatPlain, markdownTable, resultsTable } from "./tables.ts";
 
 /** One arm's runs and merged results. */
 export type ArmResults = {
@@ -190,10 +190,10 @@ export function experimentMarkdown(data: ExperimentData): string {
   const gv = data.arms.filter((a) => a.gateValue.length > 0);
   if (gv.length > 0) {
     parts.push("## Gates vs action value (Eq. 8), held-out rollouts", "");
-    const r = (e: Estimate) => `${e.value.toFixed(3)} [${Number.isFinite(e.low) ? e.low.toFixed(3) : "–"}, ${Number.isFinite(e.high) ? e.high.toFixed(3) : "–"}]`;
+    const r = (e: Estimate) => formatPlain(e);
     const body = gv.flatMap((a) => a.gateValue.map((g, i) => [
       `${a.name} s${a.seeds[i] ?? "?"}`, String(g.actions), r(g.gateVsReturn.pearson), r(g.gateVsReturn.spearman), r(g.gateVsAdvantage.pearson), r(g.gateVsAdvantage.spearman),
-      `${g.meanGate.success.toFixed(3)} / ${g.meanGate.failure.toFixed(3)}`,
+      `${fixed(g.meanGate.success)} / ${fixed(g.meanGate.failure)}`,
     ]));
     parts.push(markdownTable(["Run", "actions", "Pearson(g, R)", "Spearman(g, R)", "Pearson(g, R−mean)", "Spearman(g, R−mean)", "mean gate success / failure"], body), "");
     parts.push(gv[0]!.gateValue[0]!.caveat, "");

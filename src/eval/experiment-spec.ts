@@ -30,8 +30,14 @@ export type ArmSpec = {
 
 /** How every run is evaluated. */
 export type EvalSpec = {
-  /** Splits of the run's environment (`valid_seen`, `valid_unseen`, `test`, `all`). */
+  /**
+   * Splits of the run's environment (`valid_seen`, `valid_unseen`, `test`, `all`); a split
+   * written `real:<split>` is read from `realData` instead of the run's own world (a model
+   * trained on generated games, evaluated on the real ALFWorld games).
+   */
   readonly splits: readonly string[];
+  /** Data root of `real:` splits. @default "../shared/data/alfworld" */
+  readonly realData: string;
   /** Evaluate only the first N tasks per split; 0: the whole split (real ALFWorld: 140 / 134). */
   readonly count: number;
   /** `sampled` at `eval.temperature` of the run's config (the reference: 0.4), or `greedy`. */
@@ -98,7 +104,9 @@ export function parseExperimentSpec(raw: unknown, path: string): ExperimentSpec 
   }
   const ev = (r["eval"] ?? {}) as Record<string, unknown>;
   if (typeof ev !== "object" || ev === null) issues.push({ path: `${path}: eval`, message: "must be an object" });
-  for (const k of Object.keys(ev)) if (!["splits", "count", "decoding"].includes(k)) issues.push({ path: `${path}: eval.${k}`, message: "unknown field (splits, count, decoding)" });
+  for (const k of Object.keys(ev)) if (!["splits", "count", "decoding", "realData"].includes(k)) issues.push({ path: `${path}: eval.${k}`, message: "unknown field (splits, count, decoding, realData)" });
+  const realData = ev["realData"] ?? "../shared/data/alfworld";
+  if (typeof realData !== "string") issues.push({ path: `${path}: eval.realData`, message: "must be a string" });
   const splits = ev["splits"] === undefined ? ["valid_seen", "valid_unseen"] : strings(ev["splits"], `${path}: eval.splits`, issues);
   const count = ev["count"] ?? 0;
   if (!Number.isInteger(count) || (count as number) < 0) issues.push({ path: `${path}: eval.count`, message: "must be a non-negative integer" });
@@ -111,7 +119,7 @@ export function parseExperimentSpec(raw: unknown, path: string): ExperimentSpec 
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     name: r["name"] as string, summary: r["summary"] as string, question: r["question"] as string,
-    seeds: seeds as number[], overrides, arms, eval: { splits, count: count as number, decoding: decoding as "sampled" | "greedy" },
+    seeds: seeds as number[], overrides, arms, eval: { splits, count: count as number, decoding: decoding as "sampled" | "greedy", realData: realData as string },
     analyses: analyses as AnalysisName[], table: table as "results" | "ablation", path,
   };
 }

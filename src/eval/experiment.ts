@@ -76,11 +76,20 @@ export type RunOutcome = PlannedRun & {
 
 /** The config of one arm and seed under the options. */
 export function armConfig(spec: ExperimentSpec, arm: ArmSpec, seed: number, options: Pick<ExperimentOptions, "quick" | "overrides"> = {}): SeedConfig {
-  return resolveConfig({
-    preset: arm.preset,
-    quick: options.quick ?? false,
-    overrides: [...spec.overrides, ...arm.overrides, ...(options.overrides ?? []), `run.seed=${seed}`].map((o) => (o.startsWith("--") ? o : `--${o}`)),
-  });
+  return resolveConfig({ preset: arm.preset, quick: options.quick ?? false, overrides: layerOverrides([...spec.overrides, ...arm.overrides, ...(options.overrides ?? []), `run.seed=${seed}`]) });
+}
+
+/** Dotted overrides in layers: a later `a.b=v` replaces an earlier one of the same path (the command line beats the preset). */
+export function layerOverrides(overrides: readonly string[]): string[] {
+  const byPath = new Map<string, string>();
+  for (const o of overrides) {
+    const body = o.replace(/^--/, "");
+    const eq = body.indexOf("=");
+    const path = eq > 0 ? body.slice(0, eq) : body;
+    byPath.delete(path);
+    byPath.set(path, `--${body}`);
+  }
+  return [...byPath.values()];
 }
 
 /** Every run of an experiment, seed-major, with configs resolved (invalid arms marked skipped). */
@@ -153,11 +162,13 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
   let loaded: EmbeddedPolicy | null = null;
   for (const split of spec.eval.splits) {
     const count = options.evalCount ?? spec.eval.count;
-    const settings = { decoding, count, data: config.env.data, seed: options.evalSeed ?? 0, update: policy.update };
+    const real = split.startsWith("real:");
+    const data = real ? resolve(spec.eval.realData) : config.env.data;
+    const settings = { decoding, count, data, seed: options.evalSeed ?? 0, update: policy.update };
     const old = existing[split];
     if (old !== undefined && JSON.stringify(old["settings"]) === JSON.stringify(settings)) continue;
     loaded ??= await EmbeddedPolicy.load(policy.dir);
-    const suite = evalSuite(config, split, count > 0 ? { count } : {});
+    const suite = { ...evalSuite(config, real ? split.slice(5) : split, { data, ...(count > 0 ? { count } : {}) }), split };
     const bar = new Progress(`eval ${plan.arm.name} s${plan.seed} ${split}`, suite.tasks.length, { silent: quiet });
     let shown = 0;
     const result = await evaluateBenchmark(loaded, config, suite, { decoding, seed: settings.seed, onBatch: (done) => (bar.tick(done - shown), (shown = done)) });

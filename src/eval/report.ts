@@ -17,7 +17,7 @@ import type { Tokenizer } from "../policy/policy.ts";
 import { mean, quantile } from "../math/stats.ts";
 import { baseDirs } from "../train/base.ts";
 import type { SeedConfig } from "../train/config.ts";
-import { benchmarkTitle, formatEstimate, intervalNote } from "./tables.ts";
+import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";
 import { readExperiment, referenceArm, totalSeconds, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";
 import { hasMetric, isRunDir, readRunDir, type RunData } from "./run-dir.ts";
@@ -74,7 +74,8 @@ function resultsSection(data: ExperimentData): string {
       const col = ref?.headline ?? present.headline;
       const rows = data.arms.map((a, i) => {
         const e = a.evals[split]?.metrics[col];
-        const d = i === 0 || e === undefined || ref?.metrics[col] === undefined ? "" : `${e.value >= ref.metrics[col]!.value ? "+" : ""}${(100 * (e.value - ref.metrics[col]!.value)).toFixed(1)}`;
+        const r0 = ref?.metrics[col]?.value;
+        const d = i === 0 || e === undefined || !Number.isFinite(e.value) || typeof r0 !== "number" || !Number.isFinite(r0) ? "" : `${e.value >= r0 ? "+" : ""}${(100 * (e.value - r0)).toFixed(1)}`;
         return [a.name, formatEstimate(e), d];
       });
       out.push(`<h3>${esc(title)} — ablations (${esc(col)}, %)</h3>${htmlTable(["Variant", col, "Δ vs full"], rows, "results")}`);
@@ -121,8 +122,8 @@ function computeSection(data: ExperimentData): string {
 function gateValueSection(data: ExperimentData): string {
   const arms = data.arms.filter((a) => a.gateValue.length > 0);
   if (arms.length === 0) return "";
-  const f = (e: { value: number; low: number; high: number }) => `${e.value.toFixed(3)} [${Number.isFinite(e.low) ? e.low.toFixed(3) : "–"}, ${Number.isFinite(e.high) ? e.high.toFixed(3) : "–"}]`;
-  const rows = arms.flatMap((a) => a.gateValue.map((g, i) => [`${a.name} s${a.seeds[i] ?? "?"}`, String(g.trajectories), String(g.actions), f(g.gateVsReturn.pearson), f(g.gateVsReturn.spearman), f(g.gateVsAdvantage.pearson), f(g.gateVsAdvantage.spearman), `${g.meanGate.success.toFixed(3)} / ${g.meanGate.failure.toFixed(3)}`]));
+  const f = (e: { value: number; low: number; high: number }) => formatPlain(e);
+  const rows = arms.flatMap((a) => a.gateValue.map((g, i) => [`${a.name} s${a.seeds[i] ?? "?"}`, String(g.trajectories), String(g.actions), f(g.gateVsReturn.pearson), f(g.gateVsReturn.spearman), f(g.gateVsAdvantage.pearson), f(g.gateVsAdvantage.spearman), `${fixed(g.meanGate.success)} / ${fixed(g.meanGate.failure)}`]));
   // Binned view: mean return per gate quintile, per arm (all seeds pooled).
   const series: Series[] = arms.map((a, i) => {
     const pts = a.gateValue.flatMap((g) => g.points);

@@ -20,12 +20,25 @@ const TITLES: Readonly<Record<string, string>> = {
 
 /** The title of a result key (`alfworld/valid_seen` → `ALFWorld seen`). */
 export function benchmarkTitle(key: string): string {
+  const real = /^alfworld\/real:(.+)$/.exec(key);
+  if (real) return `${TITLES[`alfworld/${real[1]}`] ?? key} (real games)`;
   return TITLES[key] ?? key;
 }
 
 /** A rate as a percentage with one decimal; `–` when missing. */
 export function pct(x: number | undefined, digits = 1): string {
   return x === undefined || !Number.isFinite(x) ? "–" : (100 * x).toFixed(digits);
+}
+
+/** A number with fixed decimals; `–` for null, NaN or infinities (JSON turns NaN into null). */
+export function fixed(x: number | null | undefined, digits = 3): string {
+  return typeof x === "number" && Number.isFinite(x) ? x.toFixed(digits) : "–";
+}
+
+/** A correlation-like estimate as `0.123 [0.010, 0.240]` (not a percentage). */
+export function formatPlain(e: { value: number; low: number; high: number } | undefined, digits = 3): string {
+  if (e === undefined) return "–";
+  return `${fixed(e.value, digits)} [${fixed(e.low, digits)}, ${fixed(e.high, digits)}]`;
 }
 
 /** `45.2 [41.0, 49.3]`, or just `45.2` without an interval. */
