@@ -2,13 +2,16 @@
 // Prop. 2 — in a batch of all-tied groups the policy-gradient weights are exactly zero while the
 // distillation weights are not; `live` and `frozen` teacher scoring give bit-identical weights
 // with one mini-batch per update (and different ones with two, so the check can fail); the
-// distillation term moves the parameters where GRPO alone cannot.
+// distillation term moves the parameters where GRPO alone cannot; the NaN guard skips and stops.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { train } from "../src/train/trainer.ts";
 import type { MiniBatchTrace } from "../src/train/context.ts";
 import { TEST_CACHE, metricsLines, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
 import { ensureBase } from "../src/train/base.ts";
+import { join } from "node:path";
+import { SeedError } from "../src/core/errors.ts";
+import { loadCheckpoint, saveCheckpoint } from "../src/model/checkpoint.ts";
 
 // One step per episode: nobody can win a generated game in one action, so every group ties.
 // The teacher reads the static library (always a valid skill); the tiny quick model cannot yet
@@ -60,4 +63,23 @@ test("live and frozen teacher scoring give identical weights with one mini-batch
   };
   assert.equal(Buffer.compare(await run("live", 1), await run("frozen", 1)), 0, "one mini-batch: bit-identical");
   assert.notEqual(Buffer.compare(await run("live", 2), await run("frozen", 2)), 0, "two mini-batches: the live teacher sees the first step");
+});
+
+test("NaN guard: non-finite losses skip the step and are logged; repeated ones stop training with a clear error", async () => {
+  // A reference checkpoint that went bad between two sessions: the resumed run's KL term is NaN.
+  const base = await ensureBase(tinyConfig("sdar"), { cacheDir: TEST_CACHE, quiet: true });
+  const initDir = join(tempDir("nan-init"), "model");
+  const ck = loadCheckpoint(base);
+  saveCheckpoint(initDir, { config: ck.config, params: ck.params, tokenizer: ck.tokenizer! });
+  const runDir = tempDir("nan-run");
+  const args = [`--policy.init=${initDir}`, "--skills.teacher=library", "--run.maxBadUpdates=2"];
+  await train(tinyConfig("sdar", [...args, "--run.updates=1"]), { runDir, quiet: true });
+  ck.params.get("model.norm.weight")[0] = Number.NaN;
+  saveCheckpoint(initDir, { config: ck.config, params: ck.params, tokenizer: ck.tokenizer! });
+  await assert.rejects(train(tinyConfig("sdar", [...args, "--run.updates=5"]), { runDir, quiet: true }), (e: Error) => e instanceof SeedError && /2 consecutive updates \(the last: 3\)/.test(e.message));
+  const lines = metricsLines(runDir);
+  assert.deepEqual(lines.map((l) => l["update"]), [1, 2, 3]);
+  assert.equal(lines[0]!["guard/nonfinite"], 0);
+  assert.ok((lines[1]!["guard/nonfinite"] as number) > 0 && (lines[2]!["guard/nonfinite"] as number) > 0);
+  assert.deepEqual(lines.map((l) => l["guard/bad_updates"]), [0, 1, 2]);
 });

@@ -99,11 +99,12 @@ export type SeedConfig = {
   };
   optim: {
     /**
-     * AdamW learning rate. The paper's 1e-6 is for 1.7-7B pretrained models; the embedded model
-     * (~0.4M parameters, trained from scratch in Stage 0 at 3e-3) needs a larger one: 5e-5 moves
-     * it about as far per update, relative to its Stage-0 step, as 1e-6 moves a 3B model relative
-     * to its 5e-6 SFT step (RL lr = SFT lr / 5 in the paper; Stage 1 here uses 2.5e-4).
-     * @default 5e-5
+     * AdamW learning rate. The paper's 1e-6 is for 1.7-7B pretrained models, a fifth of their
+     * 5e-6 SFT step. The embedded model (~0.4M parameters, trained from scratch at 3e-3 in Stage 0
+     * and 1e-3 in Stage 1) would not move at 1e-6 in a few dozen updates (Adam moves each weight
+     * by about lr per step, and its weights are ~0.05); 1e-4 keeps RL an order of magnitude gentler
+     * than its SFT step, as in the paper, while a few updates still change its behaviour.
+     * @default 1e-4
      */
     lr: number;
     /** @default 0.9 */
@@ -238,7 +239,7 @@ export type Stage0Config = {
   vocabSize: number;
   /** Model context (tokens). @default 1536 */
   maxContext: number;
-  /** Training games of the corpus (generated, or the first of the real train split). @default 200 */
+  /** Training games of the corpus (generated, or the first of the real train split). @default 400 */
   games: number;
   /** Noisy-expert episodes per game. @default 2 */
   episodesPerGame: number;
@@ -248,7 +249,7 @@ export type Stage0Config = {
   hintShare: number;
   /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
   hintEpsilon: number;
-  /** Optimizer steps of behaviour cloning. @default 300 */
+  /** Optimizer steps of behaviour cloning (about 6 passes over the corpus). @default 1200 */
   steps: number;
   /** Sequences per optimizer step. @default 4 */
   batch: number;
@@ -262,7 +263,7 @@ export type Stage0Config = {
 
 /** Stage 1: offline collection, external analyzer, validation, hindsight-skill SFT. */
 export type Stage1Config = {
-  /** Tasks M of the offline collection (paper: 180). @default 24 */
+  /** Tasks M of the offline collection (paper: 180). @default 48 */
   tasks: number;
   /** Rollouts K0 per task (paper: 8). @default 4 */
   rollouts: number;
@@ -278,9 +279,13 @@ export type Stage1Config = {
   degradeRate: number;
   /** SFT epochs (paper: 3). @default 3 */
   epochs: number;
-  /** Sequences per SFT step (the reference: 8). @default 8 */
+  /** Sequences per SFT step (the reference: 8; 4 gives the small corpus more steps). @default 4 */
   batch: number;
-  /** SFT learning rate (the reference: 5e-6 for 3B; the embedded model: 2.5e-4). @default 2.5e-4 */
+  /**
+   * SFT learning rate (the reference: 5e-6 for 3B). The embedded model has never seen the
+   * analyzer's JSON answers, so it needs a from-scratch-sized step: a third of Stage 0's.
+   * @default 1e-3
+   */
   lr: number;
 };
 
@@ -291,7 +296,7 @@ export const defaultConfig: SeedConfig = {
   env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 5, maxSteps: 20, invalidPenalty: -1 },
   policy: { init: "", sft: true },
   rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false },
-  optim: { lr: 5e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
+  optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   update: { miniBatches: 1, epochs: 1 },
   grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },
   loss: { aggregation: "token-mean", normLength: 512 },
@@ -304,10 +309,10 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 3, vocabSize: 1024, maxContext: 1536, games: 200, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
-    steps: 300, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
+    model: "embedded", dModel: 96, layers: 3, vocabSize: 1024, maxContext: 1536, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
+    steps: 1200, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
-  stage1: { tasks: 24, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 8, lr: 2.5e-4 },
+  stage1: { tasks: 48, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 4, lr: 1e-3 },
 };
 
 /** String fields with a closed set of values, by dotted path. */
