@@ -161,8 +161,11 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
   const evaluated: string[] = [];
   let loaded: EmbeddedPolicy | null = null;
   for (const split of spec.eval.splits) {
-    const count = options.evalCount ?? spec.eval.count;
+    const countAll = options.evalCount ?? spec.eval.count;
     const real = split.startsWith("real:");
+    // Real splits are always enumerated whole (140 / 134 games): their first games by id are
+    // sorted by task type, so a prefix would be a biased sample.
+    const count = real ? 0 : countAll;
     const data = real ? resolve(spec.eval.realData) : config.env.data;
     const settings = { decoding, count, data, seed: options.evalSeed ?? 0, update: policy.update };
     const old = existing[split];

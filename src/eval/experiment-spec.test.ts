@@ -1,0 +1,60 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError } from "../core/errors.ts";
+import { layerOverrides, planExperiment } from "./experiment.ts";
+import { armSlug, listExperimentNames, parseExperimentSpec, readExperimentSpec } from "./experiment-spec.ts";
+
+test("every shipped experiment preset parses, and every arm resolves to a valid config or a stated reason", () => {
+  const names = listExperimentNames();
+  for (const required of ["demo", "demo-quick", "headline", "ablations", "beta-sweep", "lambda-lr-sweep", "analyzer-ablation", "gate-value", "compute", "tie-rate", "staleness"]) {
+    assert.ok(names.includes(required), `configs/experiments/${required}.json is missing`);
+  }
+  for (const name of names) {
+    const spec = readExperimentSpec(name);
+    assert.ok(spec.seeds.length >= 1 && spec.arms.length >= 1, name);
+    const plans = planExperiment(spec, { out: "/tmp/never-written" });
+    assert.equal(plans.length, spec.seeds.length * spec.arms.length);
+    for (const p of plans) {
+      if (p.config === null) {
+        // Only an arm that needs outside resources may be unrunnable, and it must say why.
+        assert.match(p.skipped ?? "", /endpoint|model/, `${name}/${p.arm.name}: ${p.skipped}`);
+        continue;
+      }
+      assert.equal(p.config.run.seed, p.seed);
+      assert.match(p.runDir, new RegExp(`/runs/${armSlug(p.arm.name)}/s${p.seed}$`));
+    }
+    if (!name.startsWith("demo")) assert.ok(spec.seeds.length >= 3, `${name}: a claim needs at least 3 seeds`);
+  }
+});
+
+test("the sweeps vary what they say they vary", () => {
+  const beta = planExperiment(readExperimentSpec("beta-sweep"), { out: "/tmp/x", seeds: [1] });
+  assert.deepEqual(beta.map((p) => p.config!.opd.beta), [1, 5, 10, 20]);
+  const stale = planExperiment(readExperimentSpec("staleness"), { out: "/tmp/x", seeds: [1] });
+  assert.deepEqual(stale.map((p) => p.config!.skills.refreshEvery), [1, 5, 25, 0]);
+  const analyzers = planExperiment(readExperimentSpec("analyzer-ablation"), { out: "/tmp/x", seeds: [1] });
+  assert.deepEqual(analyzers.map((p) => p.config?.stage1.analyzer ?? "skipped"), ["rule", "degraded", "skipped"]);
+});
+
+test("overrides layer: the command line replaces the preset's value of the same key", () => {
+  assert.deepEqual(layerOverrides(["run.updates=8", "opd.beta=5", "--run.updates=2"]), ["--opd.beta=5", "--run.updates=2"]);
+  const spec = readExperimentSpec("headline");
+  const [plan] = planExperiment(spec, { out: "/tmp/x", seeds: [4], overrides: ["run.updates=2"], only: ["SEED"] });
+  assert.equal(plan!.config!.run.updates, 2);
+  assert.equal(plan!.config!.run.seed, 4);
+  assert.throws(() => planExperiment(spec, { out: "/tmp/x", only: ["nope"] }), /no arm of headline matches nope/);
+});
+
+test("a malformed preset reports every problem at once", () => {
+  try {
+    parseExperimentSpec({ name: "", seeds: [1, -2], arms: [{ name: "a", preset: "", extra: 1 }, { name: "A" , preset: "seed" }], eval: { splits: "x", decoding: "beam" }, analyses: ["magic"], table: "pie", bogus: 1 }, "x.json");
+    assert.fail("expected a ConfigError");
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    const paths = e.issues.map((i) => i.path);
+    for (const p of ["x.json: bogus", "x.json: name", "x.json: seeds", "x.json: arms[0].extra", "x.json: arms[0].preset", "x.json: arms[1].name", "x.json: eval.splits", "x.json: eval.decoding", "x.json: analyses", "x.json: table"]) {
+      assert.ok(paths.includes(p), `missing issue ${p} in ${JSON.stringify(paths)}`);
+    }
+  }
+  assert.throws(() => readExperimentSpec("no-such-experiment"), /unknown experiment 'no-such-experiment'; presets: .*headline/);
+});
