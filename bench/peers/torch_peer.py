@@ -113,13 +113,16 @@ class Model(nn.Module):
 
 
 def timed(fn, reps):
+    """Best wall time of `reps` runs after a warm-up, and the process CPU time of that run."""
     fn()  # warm-up
-    best = float("inf")
+    best, cpu = float("inf"), float("nan")
     for _ in range(reps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+        wall = time.perf_counter() - t
+        if wall < best:
+            best, cpu = wall, time.process_time() - c
+    return best, cpu
 
 
 def train_step(model, opt, ids, bf16):
@@ -156,14 +159,14 @@ def main():
         try:
             if key in ("train_fp32", "train_bf16"):
                 opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
-                out[key + "_s"] = timed(lambda: train_step(model, opt, ids, key == "train_bf16"), o["reps"])
+                out[key + "_s"], out[key + "_cpu_s"] = timed(lambda: train_step(model, opt, ids, key == "train_bf16"), o["reps"])
             elif key == "score":
                 with torch.no_grad():
-                    s = timed(lambda: model.logprobs(ids), o["reps"])
+                    s, _ = timed(lambda: model.logprobs(ids), o["reps"])
                 out["score_tok_s"] = B * T / s
             elif key.startswith("sample_b"):
                 b = int(key[len("sample_b"):])
-                s = timed(lambda: greedy(model, b, o["promptLen"], o["newTokens"], c["vocabSize"]), 1)
+                s, _ = timed(lambda: greedy(model, b, o["promptLen"], o["newTokens"], c["vocabSize"]), 1)
                 out[key + "_tok_s"] = b * o["newTokens"] / s
         except Exception as e:  # report, keep measuring the rest
             out[key + "_error"] = f"{type(e).__name__}: {e}"

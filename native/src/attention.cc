@@ -66,6 +66,32 @@ void block_probs(float* S, float* lse_out, const float* Qb, int64_t ldq, const f
   }
 }
 
+// One query row (a decode step): plain loops beat two GEMM calls of height 1.
+void single_query(float* o, float* lse_out, float* S, const float* qr, const float* Kb, const float* Vb, int64_t ldk,
+                  int64_t L, int64_t hd, float scale) {
+  float mx = -INFINITY;
+  for (int64_t j = 0; j < L; j++) {
+    const float* kr = Kb + j * ldk;
+    float d = 0.f;
+    for (int64_t c = 0; c < hd; c++) d += qr[c] * kr[c];
+    S[j] = d * scale;
+    mx = std::max(mx, S[j]);
+  }
+  float z = 0.f;
+  for (int64_t j = 0; j < L; j++) {
+    S[j] = fast_exp(S[j] - mx);
+    z += S[j];
+  }
+  const float inv = 1.f / z;
+  std::fill(o, o + hd, 0.f);
+  for (int64_t j = 0; j < L; j++) {
+    const float* vr = Vb + j * ldk;
+    const float p = S[j] * inv;
+    for (int64_t c = 0; c < hd; c++) o[c] += p * vr[c];
+  }
+  if (lse_out != nullptr) *lse_out = mx + std::log(z);
+}
+
 }  // namespace
 
 void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
@@ -79,6 +105,12 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
     const int64_t h = task % H, g = h / group;
     float* S = scratch(t_s, size_t(kBlock * (s.past + s.nq)));
     float lse_blk[kBlock];
+    if (s.nq == 1) {
+      single_query(out + s.q_start * ldq + h * hd, lse == nullptr ? nullptr : lse + s.q_start * H + h, S,
+                   q + s.q_start * ldq + h * hd, k + s.kv_start * ldk + g * hd, v + s.kv_start * ldk + g * hd, ldk,
+                   s.past + 1, hd, scale);
+      continue;
+    }
     for (int64_t r0 = 0; r0 < s.nq; r0 += kBlock) {
       const int64_t nr = std::min(kBlock, s.nq - r0), L = s.past + r0 + nr;
       const float* Qb = q + (s.q_start + r0) * ldq + h * hd;
