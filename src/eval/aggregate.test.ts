@@ -50,3 +50,9 @@ test("paired differences over seeds and the paired stratified bootstrap over gam
   assert.ok(m1.low <= m1.value && m1.value <= m1.high && m1.low < m1.high);
   assert.throws(() => pairedBootstrapDifference([1], [1, 0], ["a"], 0), /differ in length/);
 });
+
+test("intervals of rates over seeds are cut to [0, 1]", () => {
+  const agg = aggregate([b(0.0, 0.9), b(0.5, 1.0), b(0.1, 1.0)]);
+  assert.ok(agg.metrics["All"]!.low === 0 && agg.metrics["All"]!.high < 1);
+  assert.equal(agg.metrics["Pick"]!.high, 1);
+});

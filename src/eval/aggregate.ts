@@ -45,10 +45,18 @@ export function aggregate(breakdowns: readonly Breakdown[]): Aggregate {
   const metrics: Record<string, Estimate> = {};
   for (const k of names) {
     perSeed[k] = breakdowns.map((b) => b.metrics[k]?.value ?? Number.NaN);
-    metrics[k] = breakdowns.length === 1 ? first.metrics[k]! : seedEstimate(perSeed[k]!);
+    // Every breakdown metric is a rate or a score in [0, 1]; a t-interval over 3 seeds can
+    // reach past the ends, and the part outside the range carries no information.
+    metrics[k] = breakdowns.length === 1 ? first.metrics[k]! : clampEstimate(seedEstimate(perSeed[k]!), 0, 1);
   }
   const columns = [...new Set(breakdowns.flatMap((b) => b.columns))];
   return { env: first.env, split: first.split, columns, headline: first.headline, seeds: breakdowns.length, metrics, perSeed };
+}
+
+/** An estimate with its interval cut to [lo, hi] (the point estimate is left alone). */
+export function clampEstimate(e: Estimate, lo: number, hi: number): Estimate {
+  const c = (x: number) => (Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : x);
+  return { ...e, low: c(e.low), high: c(e.high) };
 }
 
 /** Mean and t-interval of the paired differences a[i] − b[i] (seeds shared by both methods). */

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { basename, join, resolve } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { mean } from "../math/stats.ts";
-import { aggregate, pairedDifference, seedEstimate, type Aggregate } from "./aggregate.ts";
+import { aggregate, clampEstimate, pairedDifference, seedEstimate, type Aggregate } from "./aggregate.ts";
 import type { Breakdown, Estimate } from "./breakdown.ts";
 import { armSlug } from "./experiment-spec.ts";
 import type { GateValueReport } from "./gate-value.ts";
@@ -109,7 +109,7 @@ export function readExperiment(dir: string): ExperimentData {
     return {
       name: a.name, slug, preset: a.preset || (runs[0]?.config?.method.name ?? ""), runs, seeds,
       skipped: [...new Set(skippedRuns.filter((s) => s.arm === a.name && s.skipped !== null).map((s) => s.skipped!))],
-      evals, secondsPerUpdate: stageSeconds(runs), tieRate: seedEstimate(ties),
+      evals, secondsPerUpdate: stageSeconds(runs), tieRate: clampEstimate(seedEstimate(ties), 0, 1),
       gateValue: runs.map(readGateValue).filter((g): g is GateValueReport => g !== null),
     };
   });
