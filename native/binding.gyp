@@ -7,7 +7,7 @@
       "defines": ["NAPI_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wno-unused-parameter"],
+      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math", "-fno-signed-zeros", "-Wall", "-Wno-unused-parameter"],
       "libraries": ["-ldnnl", "-fopenmp"]
     }
   ]

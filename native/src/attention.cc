@@ -21,7 +21,7 @@ namespace {
 
 constexpr int64_t kBlock = 64;
 // Below this many multiply-adds the whole call runs on one thread.
-constexpr int64_t kParallelMacs = int64_t(1) << 18;
+constexpr int64_t kParallelMacs = int64_t(1) << 22;
 
 thread_local std::vector<float> t_s, t_dp;
 

@@ -18,7 +18,7 @@ namespace seed {
 namespace {
 int g_threads = 2;
 // Work (in elements) below which a kernel runs on one thread.
-constexpr int64_t kParallelElems = int64_t(1) << 17;
+constexpr int64_t kParallelElems = int64_t(1) << 18;
 inline int nthr_for(int64_t work) { return work >= kParallelElems ? g_threads : 1; }
 }  // namespace
 

@@ -52,7 +52,7 @@ struct Entry {
 std::unordered_map<Key, Entry, KeyHash> g_cache;
 constexpr size_t kMaxEntries = 1024;
 // Below this many multiply-adds a GEMM runs on one thread: waking a second thread costs more.
-constexpr int64_t kParallelMacs = int64_t(1) << 21;
+constexpr int64_t kParallelMacs = int64_t(1) << 23;
 
 dnnl::memory::desc desc(int64_t rows, int64_t cols, bool trans, dt type) {
   // Logical [rows, cols]; stored transposed when `trans` (i.e. as [cols, rows]).
