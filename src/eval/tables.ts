@@ -86,7 +86,9 @@ export function resultsTable(rows: readonly MethodRow[], keys?: readonly string[
   const multi = columns.length > 1;
   const header = ["Method", ...columns.flatMap(({ key, cols }) => cols.map((c) => (multi ? `${benchmarkTitle(key)} ${c}` : c)))];
   const body = rows.map((r) => [r.method, ...columns.flatMap(({ key, cols }) => cols.map((c) => formatEstimate(r.results[key]?.metrics[c])))]);
-  const title = multi ? "" : `**${benchmarkTitle(order[0] ?? "")}** (success %, per task type and macro average)\n\n`;
+  const first = order[0] ?? "";
+  const what = first.startsWith("alfworld/") ? "success %, per task type; All = macro average over types" : first.startsWith("search/") ? "exact match %, per dataset; Avg = mean over datasets" : first.startsWith("webshop/") ? "score and success, %" : "success %";
+  const title = multi ? "" : `**${benchmarkTitle(first)}** (${what})\n\n`;
   const note = intervalNote(rows.flatMap((r) => order.map((k) => r.results[k])));
   return `${title}${markdownTable(header, body)}\n\n${note}`;
 }
