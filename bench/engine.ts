@@ -182,7 +182,12 @@ export async function run(argv: readonly string[]): Promise<number> {
   out["train_step_bf16_cpu_s"] = bf?.cpu ?? null;
   if (bf === null) notes.push("bf16 training step not measured: this CPU has no fast bf16 matmul kernel (AVX-512 BF16 / AMX); the model computes in f32 there");
   out["peak_rss_mb"] = Math.round(process.resourceUsage().maxRSS / 1024);
-  if (python !== null) Object.assign(peer, runPeer(python, { ...base, measure: ["train_bf16"] }, peerTimeout, notes));
+  if (python !== null) {
+    // Without bf16 hardware, autocast runs emulated kernels (minutes per step): one timed step will do.
+    const fastBf16 = cpu.amx || cpu.avx512bf16;
+    if (!fastBf16) notes.push("torch bf16 autocast timed once (after a warm-up): this CPU has no bf16 hardware, each step takes minutes");
+    Object.assign(peer, runPeer(python, { ...base, reps: fastBf16 ? reps : 1, measure: ["train_bf16"] }, peerTimeout, notes));
+  }
   for (const [k, v] of Object.entries(peer)) if (k.endsWith("_error")) notes.push(`torch ${k}: ${v}`);
   out["torch_version"] = (peer["torch"] as string | undefined) ?? null;
   out["torch_fp32_train_step_s"] = num(peer["train_fp32_s"]);
