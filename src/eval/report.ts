@@ -115,8 +115,22 @@ function computeSection(data: ExperimentData): string {
   const ref = referenceArm(data);
   const rows = arms.map((a) => [a.name, ...stages.map((s) => (a.secondsPerUpdate[s] ?? 0).toFixed(2)), a.secondsPerUpdate["total"]!.toFixed(2),
     ...(ref ? [ref.secondsPerUpdate["total"] ? (a.secondsPerUpdate["total"]! / ref.secondsPerUpdate["total"]).toFixed(2) : "–"] : []), formatEstimate(a.tieRate)]);
+  // Per-update ratio to the reference arm, paired by seed and update.
+  const ratioSeries: Series[] = ref === undefined ? [] : arms.filter((a) => a !== ref).map((a, i) => {
+    const updates = [...new Set(a.runs.flatMap((r) => r.metrics.map((l) => l.update)))].sort((x, y) => x - y);
+    const y = updates.map((u) => {
+      const ratios = a.runs.flatMap((r) => {
+        const mine = r.metrics.find((l) => l.update === u);
+        const theirs = ref.runs.find((q) => q.config?.run.seed === r.config?.run.seed)?.metrics.find((l) => l.update === u);
+        return mine && theirs && totalSeconds(theirs) > 0 ? [totalSeconds(mine) / totalSeconds(theirs)] : [];
+      });
+      return ratios.length ? mean(ratios) : Number.NaN;
+    });
+    return { name: `${a.name} / ${ref.name}`, x: updates, y, color: PALETTE[(data.arms.indexOf(a) >= 0 ? data.arms.indexOf(a) : i) % PALETTE.length]! };
+  }).filter((s) => s.y.some(Number.isFinite));
+  const ratioPlot = ratioSeries.length ? `<div class="plots">${linePlot(ratioSeries, { id: "wallclock-ratio", title: `Wall-clock ratio to ${ref!.name} per update`, xLabel: "update", yLabel: "ratio", zeroBased: true })}</div>` : "";
   return `<h2>Compute and tie rate</h2><p class="note">Seconds per update by stage (mean over updates and seeds); ratio = total / ${esc(ref?.name ?? "GRPO")}'s total; tie rate = share of groups with all N outcomes equal (no GRPO gradient), mean over updates.</p>` +
-    htmlTable(["Method", ...stages, "total", ...(ref ? [`× ${ref.name}`] : []), "tie rate %"], rows);
+    htmlTable(["Method", ...stages, "total", ...(ref ? [`× ${ref.name}`] : []), "tie rate %"], rows) + ratioPlot;
 }
 
 function gateValueSection(data: ExperimentData): string {
