@@ -207,3 +207,22 @@ test("reused activation buffers leak nothing between calls of different sizes", 
   used.releaseWorkspace();
   assert.deepEqual(used.logprobs(small), want);
 });
+
+test("gradients accumulate across backward calls: two halves equal the whole batch", () => {
+  const cfg = presetConfig("tiny");
+  const params = ParamStore.init(cfg, Rng.from(18), 0.2);
+  const rows = randomRows(Rng.from(19), cfg, [12, 30, 7, 21]);
+  const weights = rows.map((r, b) => new Float32Array(r.tokens.length - r.start).fill(0.1 * (b + 1)));
+  const whole = new Transformer(cfg, params);
+  whole.backward(rows, weights);
+  const halves = new Transformer(cfg, params);
+  halves.backward(rows.slice(0, 2), weights.slice(0, 2));
+  halves.backward(rows.slice(2), weights.slice(2));
+  for (const [name, g] of whole.grads.entries()) {
+    const h = halves.grads.get(name);
+    let d = 0, s = 1e-6;
+    for (let i = 0; i < g.length; i++) { d = Math.max(d, Math.abs(g[i]! - h[i]!)); s = Math.max(s, Math.abs(g[i]!)); }
+    assert.ok(d / s < 1e-5, `${name}: ${d / s}`);
+  }
+  assert.ok(Math.abs(whole.gradNorm() - halves.gradNorm()) < 1e-4 * whole.gradNorm());
+});
