@@ -58,9 +58,9 @@ export type SeedConfig = {
     split: string;
     /** Generated tasks in the pool (ignored with real data). @default 256 */
     generatedTasks: number;
-    /** Size of generated games: receptacles per room, ±2 (ALFWorld; the generator's floor is 4). Small rooms keep the full-history sequences short. @default 5 */
+    /** Size of generated games: receptacles per room, ±2 (ALFWorld; the generator's floor is 4). Small rooms keep the full-history sequences short. @default 4 */
     receptacles: number;
-    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). The embedded default is 20: the 1,536-token context ends longer episodes anyway. @default 20 */
+    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). The embedded default is 20 (about 2,500 tokens of full history in small rooms). @default 20 */
     maxSteps: number;
     /** Invalid-action penalty c_inv subtracted from an invalid step's score; < 0 takes the protocol's (0.1 ALFWorld). @default -1 */
     invalidPenalty: number;
@@ -170,7 +170,7 @@ export type SeedConfig = {
   opd: {
     /** λ_opd, weight of the gated distillation term; 0 switches it off. @default 0.01 */
     coef: number;
-    /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 5 */
+    /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 4 */
     beta: number;
     /** Denominator of the term when some skills are invalid (ALGORITHMS.md §7). @default "response" */
     denominator: "response" | "active";
@@ -233,11 +233,11 @@ export type Stage0Config = {
   model: string;
   /** Width d_model instead of the preset's (0 keeps it; heads stay 4 of size d/4). @default 96 */
   dModel: number;
-  /** Layers instead of the preset's (0 keeps it). @default 3 */
+  /** Layers instead of the preset's (0 keeps it). @default 4 */
   layers: number;
   /** BPE vocabulary size. @default 1024 */
   vocabSize: number;
-  /** Model context (tokens). @default 1536 */
+  /** Model context (tokens): 20 steps of full history in a small room. @default 3072 */
   maxContext: number;
   /** Training games of the corpus (generated, or the first of the real train split). @default 400 */
   games: number;
@@ -263,7 +263,7 @@ export type Stage0Config = {
 
 /** Stage 1: offline collection, external analyzer, validation, hindsight-skill SFT. */
 export type Stage1Config = {
-  /** Tasks M of the offline collection (paper: 180). @default 48 */
+  /** Tasks M of the offline collection (paper: 180; 96 × 4 gives the SFT ~350 examples). @default 96 */
   tasks: number;
   /** Rollouts K0 per task (paper: 8). @default 4 */
   rollouts: number;
@@ -293,7 +293,7 @@ export type Stage1Config = {
 export const defaultConfig: SeedConfig = {
   method: { name: "seed", formula: "L = L_pg(GRPO) + 0.01·L_kl(k3) + 0.01·Agg(σ(5Δ)·(ℓ_T − ℓ_θ)), ℓ_T under H(h, s_τ) with s_τ = analyzer(θ_old, τ)" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
-  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 5, maxSteps: 20, invalidPenalty: -1 },
+  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 20, invalidPenalty: -1 },
   policy: { init: "", sft: true },
   rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
@@ -309,10 +309,10 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 3, vocabSize: 1024, maxContext: 1536, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
+    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
     steps: 1200, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
-  stage1: { tasks: 48, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 4, lr: 1e-3 },
+  stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 4, lr: 1e-3 },
 };
 
 /** String fields with a closed set of values, by dotted path. */
