@@ -33,6 +33,7 @@ export function doctorReport(): Record<string, string | number | boolean | null>
   };
 }
 
+/** The `seed doctor` command. */
 export const command: Command = {
   summary: "show which engine runs, oneDNN, CPU features, threads",
   async run(argv) {

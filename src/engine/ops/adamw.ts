@@ -5,6 +5,7 @@
  */
 import type { AdamWHyper, Vec } from "../kernels.ts";
 
+/** AdamW on one tensor in place (see the file header); hyper-parameters as in `Kernels.adamw`. */
 export function adamw(p: Vec, g: Vec, m: Vec, v: Vec, hp: AdamWHyper): void {
   const { lr, beta1, beta2, eps, weightDecay, step, gradScale } = hp;
   const bc1 = 1 - Math.pow(beta1, step), bc2 = 1 - Math.pow(beta2, step);

@@ -7,6 +7,7 @@
  */
 import type { SeqTable, Vec } from "../kernels.ts";
 
+/** Forward: out overwritten on the covered rows; lse (when given) saved for backward. */
 export function attentionForward(out: Vec, lse: Vec | null, q: Vec, k: Vec, v: Vec, seqs: SeqTable,
                                  nHeads: number, nKvHeads: number, hd: number): void {
   const group = nHeads / nKvHeads, scale = 1 / Math.sqrt(hd);

@@ -33,6 +33,7 @@ function rounded(x: Vec, n: number): Float64Array {
   return out;
 }
 
+/** Forward: logp and lse overwritten, one row of logits at a time. */
 export function lmHeadForward(logp: Vec, lse: Vec, h: Vec, w: Vec, targets: Int32Array, rows: number, dModel: number,
                               vocab: number, allowed: AllowedSets | null, dtype: MatmulDtype): void {
   if (dtype === "bf16") {

@@ -4,6 +4,7 @@
  */
 import type { Vec } from "../kernels.ts";
 
+/** Forward: out and invRms overwritten. */
 export function rmsnormForward(out: Vec, invRms: Vec, x: Vec, weight: Vec, rows: number, cols: number, eps: number): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;

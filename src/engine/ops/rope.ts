@@ -14,6 +14,7 @@ export function ropeInvFreq(headDim: number, theta: number): Float64Array {
   return f;
 }
 
+/** Rotate x in place; `inverse` rotates back (the backward). */
 export function rope(x: Vec, positions: Int32Array, rows: number, nHeads: number, headDim: number, theta: number, inverse: boolean): void {
   const half = headDim / 2;
   const inv = ropeInvFreq(headDim, theta);

@@ -4,6 +4,7 @@
  */
 import type { Vec } from "../kernels.ts";
 
+/** Forward: h overwritten. */
 export function swigluForward(h: Vec, gate: Vec, up: Vec, n: number): void {
   for (let i = 0; i < n; i++) {
     const g = gate[i]!;
