@@ -80,6 +80,18 @@ Napi::Value Matmul(const CallbackInfo& info) {
   });
 }
 
+// bf16 bits in, f32 out: the raw bf16 primitive path (or its exact f32 stand-in where oneDNN
+// refuses the shape or has no bf16 kernel). For tests of that path on any CPU.
+Napi::Value MatmulBf16Bits(const CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    int64_t m = num(info, 3), n = num(info, 4), k = num(info, 5);
+    seed::matmul_raw(f32(info, 0, sz(m, n), "c"), typed<uint16_t>(info, 1, napi_uint16_array, sz(m, k), "a"),
+                     typed<uint16_t>(info, 2, napi_uint16_array, sz(k, n), "b"), m, n, k, flag(info, 6), flag(info, 7), flag(info, 8),
+                     true);
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value RmsnormForward(const CallbackInfo& info) {
   int64_t rows = num(info, 4), cols = num(info, 5);
   seed::rmsnorm_forward(f32(info, 0, sz(rows, cols), "out"), f32(info, 1, sz(rows), "invRms"), f32(info, 2, sz(rows, cols), "x"),
@@ -231,6 +243,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, Info));
   exports.Set("setThreads", Napi::Function::New(env, SetThreads));
   exports.Set("matmul", Napi::Function::New(env, Matmul));
+  exports.Set("matmulBf16Bits", Napi::Function::New(env, MatmulBf16Bits));
   exports.Set("rmsnormForward", Napi::Function::New(env, RmsnormForward));
   exports.Set("rmsnormBackward", Napi::Function::New(env, RmsnormBackward));
   exports.Set("rope", Napi::Function::New(env, Rope));

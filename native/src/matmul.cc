@@ -121,11 +121,42 @@ std::string impl_name(int64_t m, int64_t n, int64_t k, bool bf16) {
 
 size_t cache_entries() { return g_cache.size(); }
 
+namespace {
+
+// bf16 shapes (strides) for which oneDNN has no primitive: those run exactly in f32 instead.
+std::unordered_map<Key, bool, KeyHash> g_bf16_refused;
+thread_local std::vector<float> t_wa, t_wb;
+
+void widen(float* dst, const uint16_t* src, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = uint32_t(src[i]) << 16;
+    std::memcpy(&dst[i], &u, 4);
+  }
+}
+
+}  // namespace
+
 void matmul_raw(float* c, const void* a, const void* b, int64_t m, int64_t n, int64_t k,
                 bool trans_a, bool trans_b, bool accumulate, bool bf16) {
   int nthr = (m * n * k >= kParallelMacs) ? max_threads() : 1;
   omp_set_num_threads(nthr);
   Key key{m, n, k, trans_a, trans_b, accumulate, bf16, nthr};
+  if (bf16 && g_bf16_refused.count(key) == 0) {
+    try {
+      lookup(key);
+    } catch (const dnnl::error&) {
+      g_bf16_refused[key] = true;
+    }
+  }
+  if (bf16 && g_bf16_refused.count(key) != 0) {
+    // bf16 -> f32 is exact, so the f32 primitive gives the bf16 products without a bf16 kernel.
+    float* fa = scratch(t_wa, size_t(m * k));
+    float* fb = scratch(t_wb, size_t(k * n));
+    widen(fa, static_cast<const uint16_t*>(a), size_t(m * k));
+    widen(fb, static_cast<const uint16_t*>(b), size_t(k * n));
+    matmul_raw(c, fa, fb, m, n, k, trans_a, trans_b, accumulate, false);
+    return;
+  }
   Entry& e = lookup(key);
   e.ma.set_data_handle(const_cast<void*>(a));
   e.mb.set_data_handle(const_cast<void*>(b));

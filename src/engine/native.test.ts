@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Rng } from "../core/rng.ts";
 import { createEngine, referenceEngine, type Engine } from "./engine.ts";
-import { loadNative } from "./native.ts";
+import { loadNative, nativeBf16Matmul } from "./native.ts";
+import { roundBf16 } from "./ops/matmul.ts";
 import type { AllowedSets, MatmulDtype } from "./kernels.ts";
 
 /** LM head forward, backward and the one-pass kernel, native vs reference, on random rows (a third restricted). */
@@ -77,6 +78,20 @@ test("native matmul equals the reference for every transpose, accumulation and d
           assert.ok(relErr(x, y) < tol, `${m}x${n}x${k} ta=${ta} tb=${tb} acc=${acc} ${dtype}: ${relErr(x, y)}`);
         }
       }
+    }
+  }
+});
+
+test("the raw bf16 primitive path (or its exact f32 stand-in without bf16 hardware) equals bf16-rounded products", { skip }, () => {
+  const mm = nativeBf16Matmul()!;
+  const rng = Rng.from(26), bits = (x: Float32Array) => new Uint16Array(new Uint32Array(Float32Array.from(x, roundBf16).buffer).map((u) => u >>> 16));
+  for (const [m, n, k] of [[33, 17, 40], [300, 64, 96]] as const) {
+    for (const [ta, tb] of [[false, true], [true, false]] as const) {
+      const a = rand(rng, m * k), b = rand(rng, k * n), c0 = rand(rng, m * n);
+      const got = c0.slice(), want = c0.slice();
+      mm(got, bits(a), bits(b), m, n, k, ta, tb, true);
+      ref.matmul(want, a, b, m, n, k, ta, tb, true, "bf16");
+      assert.ok(relErr(got, want) < 1e-5, `${m}x${n}x${k} ${ta} ${tb}: ${relErr(got, want)}`);
     }
   }
 });

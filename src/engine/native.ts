@@ -30,6 +30,7 @@ type Addon = {
   info(): { onednn: string; threads: number; bf16Supported: boolean; bf16Impl: string; f32Impl: string; isa: number };
   setThreads(n: number): void;
   matmul(c: F, a: F, b: F, m: number, n: number, k: number, ta: boolean, tb: boolean, acc: boolean, bf16: boolean): void;
+  matmulBf16Bits(c: F, a: Uint16Array, b: Uint16Array, m: number, n: number, k: number, ta: boolean, tb: boolean, acc: boolean): void;
   rmsnormForward(out: F, inv: F, x: F, w: F, rows: number, cols: number, eps: number): void;
   rmsnormBackward(dx: F, dw: F, dout: F, x: F, w: F, inv: F, rows: number, cols: number): void;
   rope(x: F, pos: Int32Array, rows: number, heads: number, hd: number, theta: number, inverse: boolean): void;
@@ -61,6 +62,15 @@ export function loadNative(threads?: number): Result<{ kernels: Kernels; info: N
   if (loaded === undefined) loaded = load();
   if (loaded.ok && threads !== undefined) loaded.value.addon.setThreads(threads);
   return loaded;
+}
+
+/**
+ * The raw bf16 matmul of the addon (bf16 bit patterns in, f32 out; unvalidated), for tests of the
+ * bf16 primitive path on any CPU: where oneDNN has no bf16 kernel it must fall back to exact f32.
+ */
+export function nativeBf16Matmul(): Addon["matmulBf16Bits"] | null {
+  if (loaded === undefined) loaded = load();
+  return loaded.ok ? loaded.value.addon.matmulBf16Bits.bind(loaded.value.addon) : null;
 }
 
 function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> {
