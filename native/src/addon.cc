@@ -48,6 +48,10 @@ Napi::Value guarded(const CallbackInfo& info, F f) {
     throw Napi::Error::New(info.Env(), std::string("oneDNN: ") + e.what());
   } catch (const std::bad_alloc&) {
     throw Napi::Error::New(info.Env(), "native engine: out of memory");
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), std::string("native engine: ") + e.what());
   }
 }
 
@@ -239,23 +243,29 @@ Napi::Value SumSquares(const CallbackInfo& info) {
   return Napi::Number::New(info.Env(), seed::sum_squares(f32(info, 0, n, "x"), int64_t(n)));
 }
 
+// Every entry point runs inside `guarded`, so no C++ exception can escape into Node as a crash.
+template <Napi::Value (*F)(const CallbackInfo&)>
+Napi::Value Guard(const CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value { return F(info); });
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("info", Napi::Function::New(env, Info));
-  exports.Set("setThreads", Napi::Function::New(env, SetThreads));
-  exports.Set("matmul", Napi::Function::New(env, Matmul));
-  exports.Set("matmulBf16Bits", Napi::Function::New(env, MatmulBf16Bits));
-  exports.Set("rmsnormForward", Napi::Function::New(env, RmsnormForward));
-  exports.Set("rmsnormBackward", Napi::Function::New(env, RmsnormBackward));
-  exports.Set("rope", Napi::Function::New(env, Rope));
-  exports.Set("swigluForward", Napi::Function::New(env, SwigluForward));
-  exports.Set("swigluBackward", Napi::Function::New(env, SwigluBackward));
-  exports.Set("attentionForward", Napi::Function::New(env, AttentionForward));
-  exports.Set("attentionBackward", Napi::Function::New(env, AttentionBackward));
-  exports.Set("lmHeadForward", Napi::Function::New(env, LmHeadForward));
-  exports.Set("lmHeadBackward", Napi::Function::New(env, LmHeadBackward));
-  exports.Set("lmHeadTrain", Napi::Function::New(env, LmHeadTrain));
-  exports.Set("adamw", Napi::Function::New(env, Adamw));
-  exports.Set("sumSquares", Napi::Function::New(env, SumSquares));
+  exports.Set("info", Napi::Function::New(env, Guard<Info>));
+  exports.Set("setThreads", Napi::Function::New(env, Guard<SetThreads>));
+  exports.Set("matmul", Napi::Function::New(env, Guard<Matmul>));
+  exports.Set("matmulBf16Bits", Napi::Function::New(env, Guard<MatmulBf16Bits>));
+  exports.Set("rmsnormForward", Napi::Function::New(env, Guard<RmsnormForward>));
+  exports.Set("rmsnormBackward", Napi::Function::New(env, Guard<RmsnormBackward>));
+  exports.Set("rope", Napi::Function::New(env, Guard<Rope>));
+  exports.Set("swigluForward", Napi::Function::New(env, Guard<SwigluForward>));
+  exports.Set("swigluBackward", Napi::Function::New(env, Guard<SwigluBackward>));
+  exports.Set("attentionForward", Napi::Function::New(env, Guard<AttentionForward>));
+  exports.Set("attentionBackward", Napi::Function::New(env, Guard<AttentionBackward>));
+  exports.Set("lmHeadForward", Napi::Function::New(env, Guard<LmHeadForward>));
+  exports.Set("lmHeadBackward", Napi::Function::New(env, Guard<LmHeadBackward>));
+  exports.Set("lmHeadTrain", Napi::Function::New(env, Guard<LmHeadTrain>));
+  exports.Set("adamw", Napi::Function::New(env, Guard<Adamw>));
+  exports.Set("sumSquares", Napi::Function::New(env, Guard<SumSquares>));
   return exports;
 }
 
