@@ -32,6 +32,5 @@ if (files.length === 0) {
 const r = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, OPENBLAS_CORETYPE: process.env.OPENBLAS_CORETYPE ?? "SkylakeX" },
 });
 process.exit(r.status ?? 1);

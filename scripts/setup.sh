@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want=(libdnnl-dev g++ make python3 chromium)
-[ "${SEED_SETUP_TORCH:-0}" = 1 ] && want+=(python3-torch)   # the benchmark peer (npm run bench)
+# the benchmark peer (npm run bench); without a threaded OpenBLAS, Debian's torch falls back to reference BLAS
+[ "${SEED_SETUP_TORCH:-0}" = 1 ] && want+=(python3-torch libopenblas0-pthread)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
