@@ -181,12 +181,16 @@ function stagesSection(data: ExperimentData): string {
   for (const a of data.arms) {
     for (const r of a.runs) {
       const { stage0, stage1 } = stageReports(r);
-      const key = JSON.stringify([stage0?.["seconds"], stage1?.["seconds"]]);
-      if ((stage0 === null && stage1 === null) || seen.has(key)) continue;
-      seen.add(key);
       const n = (x: unknown, pct = false) => (typeof x === "number" ? (pct ? `${(100 * x).toFixed(1)}%` : x.toFixed(x >= 100 ? 0 : 2)) : "–");
-      if (stage0) rows.push([`Stage 0 (${a.name})`, `success ${n(stage0["successNoHint"], true)} plain, ${n(stage0["successCorrectHint"], true)} with correct hints; log-prob shift correct vs misleading ${n(stage0["logprobShiftCorrectVsMisleading"])}`, n(stage0["seconds"])]);
-      if (stage1) rows.push([`Stage 1 (${a.name})`, `analyzer ${String(stage1["analyzer"])}, acceptance ${n(stage1["acceptanceRate"], true)}, SFT policy skill validity ${n(stage1["policySkillValidRate"], true)} (base ${n(stage1["baseSkillValidRate"], true)})`, n(stage1["seconds"])]);
+      // One row per distinct base (arms and seeds share them).
+      const fresh = (rep: Record<string, unknown> | null, tag: string) => {
+        const key = `${tag}:${JSON.stringify(rep)}`;
+        if (rep === null || seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      };
+      if (fresh(stage0, "0") && stage0) rows.push([`Stage 0 (${a.name})`, `success ${n(stage0["successNoHint"], true)} plain, ${n(stage0["successCorrectHint"], true)} with correct hints; log-prob shift correct vs misleading ${n(stage0["logprobShiftCorrectVsMisleading"])}`, n(stage0["seconds"])]);
+      if (fresh(stage1, "1") && stage1) rows.push([`Stage 1 (${a.name})`, `analyzer ${String(stage1["analyzer"])}, acceptance ${n(stage1["acceptanceRate"], true)}, SFT policy skill validity ${n(stage1["policySkillValidRate"], true)} (base ${n(stage1["baseSkillValidRate"], true)})`, n(stage1["seconds"])]);
     }
   }
   return rows.length ? `<h2>Stages 0 and 1</h2>${htmlTable(["Stage", "what it reported", "seconds"], rows)}` : "";
