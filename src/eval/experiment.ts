@@ -179,7 +179,7 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
     writeEvalRecord(plan.runDir, benchmarkJson(result, { update: policy.update, run: plan.runDir, method: config.method.name, arm: plan.arm.name, settings }) as Record<string, unknown> & { split: string });
     evaluated.push(split);
   }
-  if (spec.analyses.includes("gate-value") && config.skills.teacher === "self") {
+  if (spec.analyses.includes("gate-value") && (config.skills.teacher === "self" || config.skills.teacher === "library") && config.opd.coef > 0) {
     const path = join(plan.runDir, "analysis", "gate-value.json");
     const prior = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { update?: number }) : null;
     if (prior?.update !== policy.update) {

@@ -4,7 +4,8 @@
  * The paper never checks this; here, on held-out tasks with known outcomes:
  *
  *   1. the checkpoint plays N episodes per held-out task (the training rollout temperature),
- *   2. the same checkpoint writes a hindsight skill per trajectory (its analyzer role, greedy),
+ *   2. the same checkpoint writes a hindsight skill per trajectory (its analyzer role, greedy;
+ *      methods whose teacher reads the static library, such as SDAR, get that skill instead),
  *   3. student ℓ_θ(a | h) and teacher ℓ_T(a | H(h, s)) are scored for every sampled token with
  *      the same weights, and g = σ(β_opd · (ℓ_T − ℓ_θ)) is the gate SEED would apply,
  *   4. each action's mean gate is paired with its empirical value: the return R(τ) of the
@@ -31,7 +32,7 @@ import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../train/config.ts";
 import { trainingEnv } from "../train/envs.ts";
 import { scoreAll } from "../train/scoring.ts";
-import { selfSkills } from "../train/skill-sources.ts";
+import { librarySkills, selfSkills } from "../train/skill-sources.ts";
 import { rolloutOptions } from "../train/stages/rollout.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";
@@ -68,6 +69,8 @@ export type GateValueReport = {
   readonly gateVsReturn: Correlation;
   /** Mean action gate vs R(τ) minus the task group's mean return (within-task). */
   readonly gateVsAdvantage: Correlation;
+  /** Where the teacher's skill came from (`self`: the checkpoint's analyzer role; `library`). */
+  readonly skillSource: string;
   /** Mean token gate in successful and in failed episodes. */
   readonly meanGate: { readonly success: number; readonly failure: number; readonly all: number };
   /** Groups with mixed outcomes (the only ones with a within-task signal). */
@@ -80,9 +83,15 @@ export type GateValueReport = {
 
 const DEFAULTS = { split: "valid_seen", tasks: 16, seed: 0, resamples: 1000 };
 
-type ActionPoint = { traj: number; gate: number; ret: number; adv: number };
+/** One action: its trajectory (the bootstrap cluster), mean gate, episode return and within-group return. */
+export type ActionPoint = { readonly traj: number; readonly gate: number; readonly ret: number; readonly adv: number };
 
-function correlationWithInterval(points: readonly ActionPoint[], value: (p: ActionPoint) => number, trajCount: number, seed: number, resamples: number): Correlation {
+/**
+ * Pearson and Spearman correlations of the action gates with `value`, each with a percentile
+ * interval from resampling whole trajectories (clusters); NaN with no interval when either side
+ * is constant (e.g. every episode failed).
+ */
+export function clusteredCorrelation(points: readonly ActionPoint[], value: (p: ActionPoint) => number, trajCount: number, seed: number, resamples = 1000): Correlation {
   const byTraj: ActionPoint[][] = Array.from({ length: trajCount }, () => []);
   for (const p of points) byTraj[p.traj]!.push(p);
   const clusters = byTraj.filter((c) => c.length > 0);
@@ -119,7 +128,11 @@ export async function gateValueAnalysis(policy: Policy, config: SeedConfig, opti
     ...opts, seed: deriveSeed(o.seed, "gate-value"), groupSize: o.groupSize,
   });
   const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
-  const skills = await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
+  // The teacher's skill as the method writes it: SEED's own analyzer role, or the static
+  // library (SDAR and the other library-skill baselines).
+  const skills = config.skills.teacher === "library"
+    ? librarySkills(env.name, trajectories)
+    : await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
   // Group mean returns (members of a group are contiguous, group-major).
   const groupMean = new Map<number, number>();
   for (let g = 0; g < tasks.length; g++) groupMean.set(g, mean(trajectories.filter((t) => t.groupIndex === g).map((t) => t.return)));
@@ -151,9 +164,9 @@ export async function gateValueAnalysis(policy: Policy, config: SeedConfig, opti
     split: o.split, tasks: tasks.length, trajectories: trajectories.length,
     successRate: mean(trajectories.map((t) => (t.success ? 1 : 0))),
     actions: points.length, tokens: tokenGates.success.length + tokenGates.failure.length,
-    skillValidRate: mean(skills.valid), beta: config.opd.beta,
-    gateVsReturn: correlationWithInterval(points, (p) => p.ret, trajectories.length, o.seed, o.resamples),
-    gateVsAdvantage: correlationWithInterval(points, (p) => p.adv, trajectories.length, o.seed + 1, o.resamples),
+    skillValidRate: mean(skills.valid), beta: config.opd.beta, skillSource: config.skills.teacher,
+    gateVsReturn: clusteredCorrelation(points, (p) => p.ret, trajectories.length, o.seed, o.resamples),
+    gateVsAdvantage: clusteredCorrelation(points, (p) => p.adv, trajectories.length, o.seed + 1, o.resamples),
     meanGate: { success: mean(tokenGates.success), failure: mean(tokenGates.failure), all: mean([...tokenGates.success, ...tokenGates.failure]) },
     mixedGroups,
     points: points.filter((_, i) => i % stride === 0).map((p) => [round(p.gate), round(p.ret), round(p.adv)] as const),
