@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import { alfworldGeneratedTasks } from "../envs/alfworld/index.ts";
-import { alfworldTypeOf, breakdown, groupAverageEstimate, groupOf, rateEstimate, searchDatasetOf } from "./breakdown.ts";
+import { Rng } from "../core/rng.ts";
+import { alfworldTypeOf, breakdown, gammaSample, groupAverageEstimate, groupOf, rateAverageEstimate, rateEstimate, searchDatasetOf } from "./breakdown.ts";
 
 /** A trajectory carrying only what the breakdown reads. */
 function traj(taskId: string, success: boolean, score = success ? 1 : 0): Trajectory {
@@ -92,4 +93,30 @@ test("search: exact match per dataset in the paper's column order and their aver
 
 test("breakdown refuses trajectories without their tasks", () => {
   assert.throws(() => breakdown("alfworld", "x", [], [traj("a", true)]), /needs the task of every trajectory/);
+});
+
+test("macro averages of rates: Jeffreys-posterior intervals stay informative at 0% and 100%", () => {
+  const sizes = [35, 13, 27, 16, 25, 24];
+  const zero = rateAverageEstimate(sizes.map((n) => Array(n).fill(0)), 4);
+  assert.equal(zero.value, 0);
+  assert.equal(zero.low, 0);
+  // Six Beta(0.5, n + 0.5) posteriors: the mean's 97.5% point is a few percent, not 0.
+  assert.ok(zero.high > 0.01 && zero.high < 0.08, `upper ${zero.high}`);
+  assert.equal(zero.interval, "jeffreys");
+  const full = rateAverageEstimate(sizes.map((n) => Array(n).fill(1)), 4);
+  assert.ok(full.value === 1 && full.high === 1 && full.low > 0.9 && full.low < 0.99);
+  const mixed = rateAverageEstimate([[1, 0, 1, 0], [1, 1, 1, 0, 0, 0, 0, 0]], 4);
+  assert.ok(Math.abs(mixed.value - (0.5 + 3 / 8) / 2) < 1e-12 && mixed.low < mixed.value && mixed.value < mixed.high);
+  assert.deepEqual(rateAverageEstimate([[1, 0, 1, 0], [1, 1, 1, 0]], 9), rateAverageEstimate([[1, 0, 1, 0], [1, 1, 1, 0]], 9), "seeded");
+});
+
+test("gamma draws have the right mean and variance (shape below and above 1)", () => {
+  const rng = Rng.from(11);
+  for (const shape of [0.5, 2.5, 40]) {
+    const xs = Array.from({ length: 20000 }, () => gammaSample(rng, shape));
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const v = xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length;
+    assert.ok(Math.abs(m - shape) < 0.05 * shape + 0.02, `shape ${shape}: mean ${m}`);
+    assert.ok(Math.abs(v - shape) < 0.1 * shape + 0.03, `shape ${shape}: variance ${v}`);
+  }
 });

@@ -8,10 +8,13 @@
  *   Search-QA  exact match per dataset and `Avg`, the mean over datasets
  *   others     `Success`
  *
- * Rates get Wilson intervals; averages over groups (macro average, dataset average) and mean
- * scores get a seeded percentile bootstrap that resamples episodes inside each group, so a
- * group's size is fixed as it is in the benchmark. Values are fractions in [0, 1]; tables
- * multiply by 100. Not here: intervals over training seeds (`aggregate.ts`).
+ * Rates get Wilson intervals. Averages over groups of success rates (ALFWorld's macro average,
+ * Search-QA's dataset average) get a seeded Monte-Carlo interval from independent Jeffreys
+ * posteriors Beta(k + ½, n − k + ½) per group: unlike a percentile bootstrap it does not collapse
+ * to [0, 0] when no episode succeeds (the Jeffreys interval has close to nominal coverage for
+ * binomial rates). Mean scores (WebShop) get a seeded percentile bootstrap over episodes.
+ * Values are fractions in [0, 1]; tables multiply by 100. Not here: intervals over training
+ * seeds (`aggregate.ts`).
  */
 import { Rng, deriveSeed } from "../core/rng.ts";
 import type { Trajectory } from "../core/trajectory.ts";
@@ -26,7 +29,7 @@ export type Estimate = {
   readonly high: number;
   /** Observations behind the estimate: episodes, or seeds for multi-seed aggregates. */
   readonly n: number;
-  readonly interval: "wilson" | "bootstrap" | "t" | "none";
+  readonly interval: "wilson" | "jeffreys" | "bootstrap" | "t" | "none";
 };
 
 /** Metrics of one evaluation, in table-column order. */
@@ -81,6 +84,42 @@ export function rateEstimate(successes: number, n: number): Estimate {
   return { value: w.estimate, low: w.low, high: w.high, n, interval: "wilson" };
 }
 
+/** A Gamma(shape, 1) draw (Marsaglia-Tsang; shape < 1 through the a + 1 boost). */
+export function gammaSample(rng: Rng, shape: number): number {
+  if (shape < 1) return gammaSample(rng, shape + 1) * Math.pow(rng.float() || Number.MIN_VALUE, 1 / shape);
+  const d = shape - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    const x = rng.normal();
+    const v0 = 1 + c * x;
+    if (v0 <= 0) continue;
+    const v = v0 * v0 * v0, u = rng.float();
+    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+  }
+}
+
+/**
+ * Mean over groups of per-group success rates with a 95% interval from independent Jeffreys
+ * posteriors Beta(k + ½, n − k + ½) per group (Monte Carlo, seeded). Groups without episodes
+ * are left out.
+ */
+export function rateAverageEstimate(groups: readonly (readonly number[])[], seed: number, draws = 4000): Estimate {
+  const present = groups.filter((g) => g.length > 0).map((g) => ({ n: g.length, k: g.reduce((a, b) => a + b, 0) }));
+  const n = present.reduce((s, g) => s + g.n, 0);
+  if (present.length === 0) return NONE(Number.NaN, 0);
+  const value = present.reduce((s, g) => s + g.k / g.n, 0) / present.length;
+  const rng = Rng.from(seed);
+  const stats = new Float64Array(draws);
+  for (let r = 0; r < draws; r++) {
+    let total = 0;
+    for (const g of present) {
+      const a = gammaSample(rng, g.k + 0.5), b = gammaSample(rng, g.n - g.k + 0.5);
+      total += a / (a + b);
+    }
+    stats[r] = total / present.length;
+  }
+  return { value, low: Math.min(value, quantile(stats, 0.025)), high: Math.max(value, quantile(stats, 0.975)), n, interval: "jeffreys" };
+}
+
 /**
  * Mean over groups of the per-group mean of `value`, with a bootstrap that resamples episodes
  * inside each group (stratified). Groups without episodes are left out of the average.
@@ -130,7 +169,7 @@ export function breakdown(env: string, split: string, tasks: readonly TaskSpec[]
       const list = groups.get(label) ?? [];
       metrics[label] = rateEstimate(success(list), list.length);
     }
-    metrics["All"] = groupAverageEstimate(columns.slice(0, -1).map((l) => (groups.get(l) ?? []).map((t) => (t.success ? 1 : 0))), bseed);
+    metrics["All"] = rateAverageEstimate(columns.slice(0, -1).map((l) => (groups.get(l) ?? []).map((t) => (t.success ? 1 : 0))), bseed);
     metrics["micro"] = rateEstimate(success(trajectories), trajectories.length);
     return { env, split, episodes: trajectories.length, columns, headline: "All", metrics, counts };
   }
@@ -138,7 +177,7 @@ export function breakdown(env: string, split: string, tasks: readonly TaskSpec[]
     const known = SEARCH_DATASETS.map(([, label]) => label);
     const present = [...groups.keys()].sort((a, b) => (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99) || a.localeCompare(b));
     for (const label of present) metrics[label] = rateEstimate(success(groups.get(label)!), groups.get(label)!.length);
-    metrics["Avg"] = groupAverageEstimate(present.map((l) => groups.get(l)!.map((t) => (t.success ? 1 : 0))), bseed);
+    metrics["Avg"] = rateAverageEstimate(present.map((l) => groups.get(l)!.map((t) => (t.success ? 1 : 0))), bseed);
     return { env, split, episodes: trajectories.length, columns: [...present, "Avg"], headline: "Avg", metrics, counts };
   }
   metrics["Success"] = rateEstimate(success(trajectories), trajectories.length);

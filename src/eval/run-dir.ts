@@ -79,9 +79,12 @@ export type RunData = {
   readonly checkpoints: readonly number[];
 };
 
-/** Whether `dir` looks like a training run directory (a `config.json` beside `metrics.jsonl` or `checkpoints/`). */
+/**
+ * Whether `dir` looks like a run directory: a `config.json` beside `metrics.jsonl`,
+ * `checkpoints/` or `eval/` (a method that trains nothing, such as Vanilla, has only the last).
+ */
 export function isRunDir(dir: string): boolean {
-  return existsSync(join(dir, "config.json")) && (existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "checkpoints")));
+  return existsSync(join(dir, "config.json")) && ["metrics.jsonl", "checkpoints", "eval"].some((n) => existsSync(join(dir, n)));
 }
 
 function readJsonFile(path: string): unknown {
@@ -188,7 +191,7 @@ export function writeEvalRecord(dir: string, record: Record<string, unknown> & {
 /** Read a run directory (a `UsageError` when it is not one). */
 export function readRunDir(dir: string, options: { sampleFiles?: number } = {}): RunData {
   const abs = resolve(dir);
-  if (!isRunDir(abs)) throw new UsageError(`${dir} is not a run directory (needs config.json and metrics.jsonl or checkpoints/)`);
+  if (!isRunDir(abs)) throw new UsageError(`${dir} is not a run directory (needs config.json and metrics.jsonl, checkpoints/ or eval/)`);
   const config = readJsonFile(join(abs, "config.json")) as SeedConfig;
   const checkpoints = checkpointUpdates(abs);
   const newest = checkpoints.at(-1);

@@ -68,7 +68,7 @@ export function intervalNote(aggs: readonly (Aggregate | undefined)[]): string {
   const seeds = [...new Set(present.map((a) => a.seeds))].sort((a, b) => a - b);
   if (present.length === 0) return "";
   if (seeds.every((s) => s > 1)) return `Mean over ${seeds.join("/")} seeds; brackets: 95% Student-t interval over seeds.`;
-  if (seeds.every((s) => s === 1)) return "One training seed; brackets: 95% interval over evaluation episodes (Wilson for rates, stratified bootstrap for averages).";
+  if (seeds.every((s) => s === 1)) return "One training seed; brackets: 95% interval over evaluation episodes (Wilson for rates; averages over types or datasets: Jeffreys posteriors per group; mean scores: bootstrap).";
   return "Brackets: 95% interval over seeds (t) where a method has several seeds, over evaluation episodes where it has one.";
 }
 
