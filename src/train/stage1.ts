@@ -16,6 +16,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Rng, deriveSeed } from "../core/rng.ts";
+import { Progress } from "../core/progress.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
@@ -89,10 +90,13 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   const order = Rng.from(deriveSeed(SEED, "tasks")).shuffle(pool.map((_, i) => i));
   const tasks = order.slice(0, Math.min(s.tasks, pool.length)).map((i) => pool[i]!);
+  const bar = new Progress("stage1 collect", env.maxSteps, { silent: quiet });
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, {
     seed: deriveSeed(SEED, "collect"), groupSize: s.rollouts, history: { mode: "full" }, maxSteps: env.maxSteps,
     maxActionTokens: config.rollout.maxActionTokens, temperature: s.temperature, chat,
+    onStep: (_step, running) => bar.tick(1, `${running} episodes running`),
   });
+  bar.done();
   const analyzer = externalAnalyzer(config);
   // The external analyzer reads the whole episode; the policy's prompt is the compact form.
   const analyses = await analyzer.analyze(trajectories.map((t) => serializeTrajectory(t)));
