@@ -142,7 +142,11 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
     log(`skip ${plan.arm.name} s${plan.seed}: ${plan.skipped}`);
     return { ...plan, trained: 0, evaluated: [], seconds: 0 };
   }
-  const config = plan.config;
+  // A run that already started keeps the config it recorded: the library's defaults may have
+  // moved since, and a resumed run (or a re-evaluation) must use the settings it trained with.
+  const recordedPath = join(plan.runDir, "config.json");
+  const config: SeedConfig = existsSync(recordedPath) ? (JSON.parse(readFileSync(recordedPath, "utf8")) as SeedConfig) : plan.config;
+  if (JSON.stringify(config) !== JSON.stringify(plan.config)) log(`${plan.arm.name} s${plan.seed}: using the config recorded in ${recordedPath} (the preset now resolves differently)`);
   const cacheDir = resolve(options.cacheDir ?? join(options.out, "cache"));
   const quiet = options.quiet ?? false;
   let trained = 0;
