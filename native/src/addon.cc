@@ -1,17 +1,25 @@
 // N-API glue of the seed native engine: argument unpacking (zero-copy typed arrays), a second
 // line of bounds checks, and oneDNN errors turned into JavaScript exceptions. The TypeScript
 // facade (src/engine/engine.ts) has already validated every argument; the checks here exist so
-// that a caller bypassing it gets an exception rather than a crash.
+// that a caller bypassing it gets an exception rather than a crash: every dimension is an integer
+// in [1, 2^31), every size product is overflow-checked, every index read from an array is range
+// checked before a kernel uses it. Every entry point also runs with asynchronous signals blocked
+// (signals.h explains the oneDNN heap corruption this prevents).
 #include <napi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <dnnl.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attention.h"
 #include "common.h"
 #include "elementwise.h"
 #include "lm_head.h"
 #include "matmul.h"
+#include "signals.h"
 
 namespace {
 
@@ -29,16 +37,30 @@ T* typed(const CallbackInfo& info, size_t i, napi_typedarray_type type, size_t m
 }
 float* f32(const CallbackInfo& info, size_t i, size_t n, const char* what) { return typed<float>(info, i, napi_float32_array, n, what); }
 int32_t* i32(const CallbackInfo& info, size_t i, size_t n, const char* what) { return typed<int32_t>(info, i, napi_int32_array, n, what); }
-int64_t num(const CallbackInfo& info, size_t i) {
-  if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), "expected a number argument");
-  return info[i].As<Napi::Number>().Int64Value();
+// Upper bounds the facade (src/engine/engine.ts) enforces too.
+constexpr int64_t kMaxThreads = 1024;
+constexpr int32_t kMaxPosition = int32_t(1) << 30;
+
+// A dimension: an integer in [1, 2^31). Bounding each one keeps products of two or three of them
+// far from int64 overflow; `sz` still checks the size_t products it hands to the array checks.
+int64_t dim(const CallbackInfo& info, size_t i, const char* what) {
+  if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(what) + ": expected a number");
+  const double d = info[i].As<Napi::Number>().DoubleValue();
+  if (!(d >= 1 && d < 2147483648.0) || d != std::floor(d))
+    throw Napi::RangeError::New(info.Env(), std::string(what) + ": must be an integer in [1, 2^31)");
+  return int64_t(d);
 }
 double dbl(const CallbackInfo& info, size_t i) {
   if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), "expected a number argument");
   return info[i].As<Napi::Number>().DoubleValue();
 }
 bool flag(const CallbackInfo& info, size_t i) { return info[i].ToBoolean().Value(); }
-size_t sz(int64_t a, int64_t b = 1) { return size_t(a) * size_t(b); }
+size_t sz(const CallbackInfo& info, int64_t a, int64_t b = 1, int64_t c = 1) {
+  size_t ab, abc;
+  if (a < 0 || b < 0 || c < 0 || __builtin_mul_overflow(size_t(a), size_t(b), &ab) || __builtin_mul_overflow(ab, size_t(c), &abc))
+    throw Napi::RangeError::New(info.Env(), "array size out of range");
+  return abc;
+}
 
 template <typename F>
 Napi::Value guarded(const CallbackInfo& info, F f) {
@@ -71,14 +93,27 @@ Napi::Value Info(const CallbackInfo& info) {
 }
 
 Napi::Value SetThreads(const CallbackInfo& info) {
-  seed::set_max_threads(int(num(info, 0)));
+  const int64_t n = dim(info, 0, "threads");
+  if (n > kMaxThreads) throw Napi::RangeError::New(info.Env(), "threads: at most " + std::to_string(kMaxThreads));
+  seed::set_max_threads(int(n));
+  seed::shield_worker_threads(int(n));
   return info.Env().Undefined();
+}
+
+// Which threads block asynchronous signals during a native call (for tests of signals.h).
+Napi::Value ShieldState(const CallbackInfo& info) {
+  const seed::ShieldReport r = seed::shield_report(seed::max_threads());
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("caller", r.caller);
+  o.Set("team", r.team);
+  o.Set("blocked", r.blocked);
+  return o;
 }
 
 Napi::Value Matmul(const CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    int64_t m = num(info, 3), n = num(info, 4), k = num(info, 5);
-    seed::matmul(f32(info, 0, sz(m, n), "c"), f32(info, 1, sz(m, k), "a"), f32(info, 2, sz(k, n), "b"), m, n, k,
+    int64_t m = dim(info, 3, "m"), n = dim(info, 4, "n"), k = dim(info, 5, "k");
+    seed::matmul(f32(info, 0, sz(info, m, n), "c"), f32(info, 1, sz(info, m, k), "a"), f32(info, 2, sz(info, k, n), "b"), m, n, k,
                  flag(info, 6), flag(info, 7), flag(info, 8), flag(info, 9));
     return info.Env().Undefined();
   });
@@ -88,68 +123,90 @@ Napi::Value Matmul(const CallbackInfo& info) {
 // refuses the shape or has no bf16 kernel). For tests of that path on any CPU.
 Napi::Value MatmulBf16Bits(const CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    int64_t m = num(info, 3), n = num(info, 4), k = num(info, 5);
-    seed::matmul_raw(f32(info, 0, sz(m, n), "c"), typed<uint16_t>(info, 1, napi_uint16_array, sz(m, k), "a"),
-                     typed<uint16_t>(info, 2, napi_uint16_array, sz(k, n), "b"), m, n, k, flag(info, 6), flag(info, 7), flag(info, 8),
+    int64_t m = dim(info, 3, "m"), n = dim(info, 4, "n"), k = dim(info, 5, "k");
+    seed::matmul_raw(f32(info, 0, sz(info, m, n), "c"), typed<uint16_t>(info, 1, napi_uint16_array, sz(info, m, k), "a"),
+                     typed<uint16_t>(info, 2, napi_uint16_array, sz(info, k, n), "b"), m, n, k, flag(info, 6), flag(info, 7), flag(info, 8),
                      true);
     return info.Env().Undefined();
   });
 }
 
 Napi::Value RmsnormForward(const CallbackInfo& info) {
-  int64_t rows = num(info, 4), cols = num(info, 5);
-  seed::rmsnorm_forward(f32(info, 0, sz(rows, cols), "out"), f32(info, 1, sz(rows), "invRms"), f32(info, 2, sz(rows, cols), "x"),
-                        f32(info, 3, sz(cols), "weight"), rows, cols, float(dbl(info, 6)));
+  int64_t rows = dim(info, 4, "rows"), cols = dim(info, 5, "cols");
+  seed::rmsnorm_forward(f32(info, 0, sz(info, rows, cols), "out"), f32(info, 1, sz(info, rows), "invRms"), f32(info, 2, sz(info, rows, cols), "x"),
+                        f32(info, 3, sz(info, cols), "weight"), rows, cols, float(dbl(info, 6)));
   return info.Env().Undefined();
 }
 
 Napi::Value RmsnormBackward(const CallbackInfo& info) {
-  int64_t rows = num(info, 6), cols = num(info, 7);
-  seed::rmsnorm_backward(f32(info, 0, sz(rows, cols), "dx"), f32(info, 1, sz(cols), "dweight"), f32(info, 2, sz(rows, cols), "dout"),
-                         f32(info, 3, sz(rows, cols), "x"), f32(info, 4, sz(cols), "weight"), f32(info, 5, sz(rows), "invRms"), rows, cols);
+  int64_t rows = dim(info, 6, "rows"), cols = dim(info, 7, "cols");
+  seed::rmsnorm_backward(f32(info, 0, sz(info, rows, cols), "dx"), f32(info, 1, sz(info, cols), "dweight"), f32(info, 2, sz(info, rows, cols), "dout"),
+                         f32(info, 3, sz(info, rows, cols), "x"), f32(info, 4, sz(info, cols), "weight"), f32(info, 5, sz(info, rows), "invRms"), rows, cols);
   return info.Env().Undefined();
 }
 
 Napi::Value Rope(const CallbackInfo& info) {
-  int64_t rows = num(info, 2), heads = num(info, 3), hd = num(info, 4);
-  seed::rope(f32(info, 0, sz(rows, heads * hd), "x"), i32(info, 1, sz(rows), "positions"), rows, heads, hd, dbl(info, 5), flag(info, 6));
+  int64_t rows = dim(info, 2, "rows"), heads = dim(info, 3, "heads"), hd = dim(info, 4, "headDim");
+  if (hd % 2 != 0) throw Napi::RangeError::New(info.Env(), "rope: headDim must be even");
+  float* x = f32(info, 0, sz(info, rows, heads, hd), "x");
+  int32_t* positions = i32(info, 1, sz(info, rows), "positions");
+  // The cos/sin table is indexed by position: a negative one would read before it.
+  for (int64_t r = 0; r < rows; r++)
+    if (positions[r] < 0 || positions[r] >= kMaxPosition) throw Napi::RangeError::New(info.Env(), "rope: position out of range");
+  seed::rope(x, positions, rows, heads, hd, dbl(info, 5), flag(info, 6));
   return info.Env().Undefined();
 }
 
 Napi::Value SwigluForward(const CallbackInfo& info) {
-  int64_t n = num(info, 3);
-  seed::swiglu_forward(f32(info, 0, sz(n), "h"), f32(info, 1, sz(n), "gate"), f32(info, 2, sz(n), "up"), n);
+  int64_t n = dim(info, 3, "n");
+  seed::swiglu_forward(f32(info, 0, sz(info, n), "h"), f32(info, 1, sz(info, n), "gate"), f32(info, 2, sz(info, n), "up"), n);
   return info.Env().Undefined();
 }
 
 Napi::Value SwigluBackward(const CallbackInfo& info) {
-  int64_t n = num(info, 5);
-  seed::swiglu_backward(f32(info, 0, sz(n), "dgate"), f32(info, 1, sz(n), "dup"), f32(info, 2, sz(n), "dh"), f32(info, 3, sz(n), "gate"),
-                        f32(info, 4, sz(n), "up"), n);
+  int64_t n = dim(info, 5, "n");
+  seed::swiglu_backward(f32(info, 0, sz(info, n), "dgate"), f32(info, 1, sz(info, n), "dup"), f32(info, 2, sz(info, n), "dh"),
+                        f32(info, 3, sz(info, n), "gate"), f32(info, 4, sz(info, n), "up"), n);
   return info.Env().Undefined();
 }
 
-// Bounds of a sequence table against q (rows_q) and k/v (rows_kv).
-int64_t checked_seqs(const CallbackInfo& info, const int32_t* seqs, size_t len, size_t q_len, size_t kv_len, int64_t H, int64_t Hkv, int64_t hd) {
-  if (H < 1 || Hkv < 1 || hd < 1 || H % Hkv != 0) throw Napi::RangeError::New(info.Env(), "attention: bad head counts");
+// Bounds of a sequence table against q (rows_q) and k/v (rows_kv). Query ranges must be disjoint
+// (each output row belongs to one sequence, and the kernels write a sequence's rows from one
+// task); the backward also needs disjoint key ranges, since each task overwrites its dk/dv rows.
+int64_t checked_seqs(const CallbackInfo& info, const int32_t* seqs, size_t len, size_t q_len, size_t kv_len, int64_t H,
+                     int64_t Hkv, int64_t hd, bool disjoint_kv) {
+  if (H % Hkv != 0) throw Napi::RangeError::New(info.Env(), "attention: nKvHeads must divide nHeads");
+  if (len % 4 != 0) throw Napi::RangeError::New(info.Env(), "attention: seqs must hold [qStart, nq, kvStart, past] quadruples");
   const int64_t rows_q = int64_t(q_len) / (H * hd), rows_kv = int64_t(kv_len) / (Hkv * hd);
-  for (size_t b = 0; b + 3 < len; b += 4) {
+  std::vector<std::pair<int64_t, int64_t>> qr, kr;
+  for (size_t b = 0; b < len; b += 4) {
     int64_t qs = seqs[b], nq = seqs[b + 1], ks = seqs[b + 2], past = seqs[b + 3];
     if (qs < 0 || nq < 1 || ks < 0 || past < 0 || qs + nq > rows_q || ks + past + nq > rows_kv)
       throw Napi::RangeError::New(info.Env(), "attention: sequence table out of range");
+    qr.emplace_back(qs, qs + nq);
+    kr.emplace_back(ks, ks + past + nq);
   }
+  auto overlapping = [](std::vector<std::pair<int64_t, int64_t>>& r) {
+    std::sort(r.begin(), r.end());
+    for (size_t i = 1; i < r.size(); i++)
+      if (r[i].first < r[i - 1].second) return true;
+    return false;
+  };
+  if (overlapping(qr)) throw Napi::RangeError::New(info.Env(), "attention: two sequences share query rows");
+  if (disjoint_kv && overlapping(kr)) throw Napi::RangeError::New(info.Env(), "attention backward: two sequences share key rows");
   return int64_t(len / 4);
 }
 
+// Length of argument i, which an f32/i32 call has already checked to be a typed array.
 size_t len_of(const CallbackInfo& info, size_t i) { return info[i].As<Napi::TypedArray>().ElementLength(); }
 
 Napi::Value AttentionForward(const CallbackInfo& info) {
-  int64_t H = num(info, 6), Hkv = num(info, 7), hd = num(info, 8);
+  int64_t H = dim(info, 6, "nHeads"), Hkv = dim(info, 7, "nKvHeads"), hd = dim(info, 8, "headDim");
   float* q = f32(info, 2, 1, "q");
   float* k = f32(info, 3, 1, "k");
   float* v = f32(info, 4, len_of(info, 3), "v");
   int32_t* seqs = i32(info, 5, 4, "seqs");
-  int64_t nseq = checked_seqs(info, seqs, len_of(info, 5), len_of(info, 2), len_of(info, 3), H, Hkv, hd);
+  int64_t nseq = checked_seqs(info, seqs, len_of(info, 5), len_of(info, 2), len_of(info, 3), H, Hkv, hd, false);
   float* out = f32(info, 0, len_of(info, 2), "out");
   float* lse = info[1].IsNull() ? nullptr : f32(info, 1, len_of(info, 2) / size_t(hd), "lse");
   seed::attention_forward(out, lse, q, k, v, seqs, nseq, H, Hkv, hd);
@@ -157,12 +214,14 @@ Napi::Value AttentionForward(const CallbackInfo& info) {
 }
 
 Napi::Value AttentionBackward(const CallbackInfo& info) {
-  int64_t H = num(info, 10), Hkv = num(info, 11), hd = num(info, 12);
+  int64_t H = dim(info, 10, "nHeads"), Hkv = dim(info, 11, "nKvHeads"), hd = dim(info, 12, "headDim");
+  float* q = f32(info, 4, 1, "q");
+  float* k = f32(info, 5, 1, "k");
   size_t ql = len_of(info, 4), kl = len_of(info, 5);
   int32_t* seqs = i32(info, 9, 4, "seqs");
-  int64_t nseq = checked_seqs(info, seqs, len_of(info, 9), ql, kl, H, Hkv, hd);
+  int64_t nseq = checked_seqs(info, seqs, len_of(info, 9), ql, kl, H, Hkv, hd, true);
   seed::attention_backward(f32(info, 0, ql, "dq"), f32(info, 1, kl, "dk"), f32(info, 2, kl, "dv"), f32(info, 3, ql, "dout"),
-                           f32(info, 4, ql, "q"), f32(info, 5, kl, "k"), f32(info, 6, kl, "v"), f32(info, 7, ql, "out"),
+                           q, k, f32(info, 6, kl, "v"), f32(info, 7, ql, "out"),
                            f32(info, 8, ql / size_t(hd), "lse"), seqs, nseq, H, Hkv, hd);
   return info.Env().Undefined();
 }
@@ -176,8 +235,8 @@ struct Allowed {
 Allowed allowed_at(const CallbackInfo& info, size_t i, int64_t rows, int64_t V) {
   Allowed a;
   if (info[i].IsNull() || info[i].IsUndefined()) return a;
-  a.restricted = typed<uint8_t>(info, i, napi_uint8_array, sz(rows), "allowed.restricted");
-  a.offsets = i32(info, i + 1, sz(rows + 1), "allowed.offsets");
+  a.restricted = typed<uint8_t>(info, i, napi_uint8_array, sz(info, rows), "allowed.restricted");
+  a.offsets = i32(info, i + 1, sz(info, rows + 1), "allowed.offsets");
   size_t nids = len_of(info, i + 2);
   a.ids = i32(info, i + 2, 0, "allowed.ids");
   for (int64_t r = 0; r <= rows; r++)
@@ -195,24 +254,24 @@ void check_targets(const CallbackInfo& info, const int32_t* t, int64_t rows, int
 
 Napi::Value LmHeadForward(const CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    int64_t rows = num(info, 5), D = num(info, 6), V = num(info, 7);
-    int32_t* targets = i32(info, 4, sz(rows), "targets");
+    int64_t rows = dim(info, 5, "rows"), D = dim(info, 6, "dModel"), V = dim(info, 7, "vocab");
+    int32_t* targets = i32(info, 4, sz(info, rows), "targets");
     check_targets(info, targets, rows, V);
     Allowed a = allowed_at(info, 8, rows, V);
-    seed::lm_head_forward(f32(info, 0, sz(rows), "logp"), f32(info, 1, sz(rows), "lse"), f32(info, 2, sz(rows, D), "h"),
-                          f32(info, 3, sz(V, D), "w"), targets, rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 11));
+    seed::lm_head_forward(f32(info, 0, sz(info, rows), "logp"), f32(info, 1, sz(info, rows), "lse"), f32(info, 2, sz(info, rows, D), "h"),
+                          f32(info, 3, sz(info, V, D), "w"), targets, rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 11));
     return info.Env().Undefined();
   });
 }
 
 Napi::Value LmHeadBackward(const CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    int64_t rows = num(info, 7), D = num(info, 8), V = num(info, 9);
-    int32_t* targets = i32(info, 4, sz(rows), "targets");
+    int64_t rows = dim(info, 7, "rows"), D = dim(info, 8, "dModel"), V = dim(info, 9, "vocab");
+    int32_t* targets = i32(info, 4, sz(info, rows), "targets");
     check_targets(info, targets, rows, V);
     Allowed a = allowed_at(info, 10, rows, V);
-    seed::lm_head_backward(f32(info, 0, sz(rows, D), "dh"), f32(info, 1, sz(V, D), "dw"), f32(info, 2, sz(rows, D), "h"),
-                           f32(info, 3, sz(V, D), "w"), targets, f32(info, 5, sz(rows), "weights"), f32(info, 6, sz(rows), "lse"),
+    seed::lm_head_backward(f32(info, 0, sz(info, rows, D), "dh"), f32(info, 1, sz(info, V, D), "dw"), f32(info, 2, sz(info, rows, D), "h"),
+                           f32(info, 3, sz(info, V, D), "w"), targets, f32(info, 5, sz(info, rows), "weights"), f32(info, 6, sz(info, rows), "lse"),
                            rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 13));
     return info.Env().Undefined();
   });
@@ -220,13 +279,13 @@ Napi::Value LmHeadBackward(const CallbackInfo& info) {
 
 Napi::Value LmHeadTrain(const CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    int64_t rows = num(info, 8), D = num(info, 9), V = num(info, 10);
-    int32_t* targets = i32(info, 6, sz(rows), "targets");
+    int64_t rows = dim(info, 8, "rows"), D = dim(info, 9, "dModel"), V = dim(info, 10, "vocab");
+    int32_t* targets = i32(info, 6, sz(info, rows), "targets");
     check_targets(info, targets, rows, V);
     Allowed a = allowed_at(info, 11, rows, V);
-    seed::lm_head_train(f32(info, 0, sz(rows), "logp"), f32(info, 1, sz(rows), "lse"), f32(info, 2, sz(rows, D), "dh"),
-                        f32(info, 3, sz(V, D), "dw"), f32(info, 4, sz(rows, D), "h"), f32(info, 5, sz(V, D), "w"), targets,
-                        f32(info, 7, sz(rows), "weights"), rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 14));
+    seed::lm_head_train(f32(info, 0, sz(info, rows), "logp"), f32(info, 1, sz(info, rows), "lse"), f32(info, 2, sz(info, rows, D), "dh"),
+                        f32(info, 3, sz(info, V, D), "dw"), f32(info, 4, sz(info, rows, D), "h"), f32(info, 5, sz(info, V, D), "w"), targets,
+                        f32(info, 7, sz(info, rows), "weights"), rows, D, V, a.restricted, a.offsets, a.ids, flag(info, 14));
     return info.Env().Undefined();
   });
 }
@@ -243,15 +302,24 @@ Napi::Value SumSquares(const CallbackInfo& info) {
   return Napi::Number::New(info.Env(), seed::sum_squares(f32(info, 0, n, "x"), int64_t(n)));
 }
 
-// Every entry point runs inside `guarded`, so no C++ exception can escape into Node as a crash.
+// Every entry point runs inside `guarded`, so no C++ exception can escape into Node as a crash,
+// and inside a SignalShield, so no signal frame can land on a oneDNN kernel's heap "stack"
+// (signals.h). Signals that arrive meanwhile are delivered when the shield goes, as the call returns.
 template <Napi::Value (*F)(const CallbackInfo&)>
 Napi::Value Guard(const CallbackInfo& info) {
+  seed::SignalShield shield;
   return guarded(info, [&]() -> Napi::Value { return F(info); });
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  {
+    // Start the OpenMP pool now with its workers' signals blocked (see signals.h).
+    seed::SignalShield shield;
+    seed::shield_worker_threads(seed::max_threads());
+  }
   exports.Set("info", Napi::Function::New(env, Guard<Info>));
   exports.Set("setThreads", Napi::Function::New(env, Guard<SetThreads>));
+  exports.Set("shieldState", Napi::Function::New(env, Guard<ShieldState>));
   exports.Set("matmul", Napi::Function::New(env, Guard<Matmul>));
   exports.Set("matmulBf16Bits", Napi::Function::New(env, Guard<MatmulBf16Bits>));
   exports.Set("rmsnormForward", Napi::Function::New(env, Guard<RmsnormForward>));

@@ -42,9 +42,12 @@ function fail(op: string, msg: string): never {
   throw new ShapeError(`${op}: ${msg}`);
 }
 
+/** Largest dimension the kernels accept (the native addon checks the same bound again). */
+const MAX_DIM = 2 ** 31 - 1;
+
 function dims(op: string, d: Record<string, number>): void {
   for (const [name, v] of Object.entries(d)) {
-    if (!Number.isInteger(v) || v < 1) fail(op, `${name} must be a positive integer, got ${v}`);
+    if (!Number.isInteger(v) || v < 1 || v > MAX_DIM) fail(op, `${name} must be an integer in [1, ${MAX_DIM}], got ${v}`);
   }
 }
 
@@ -156,7 +159,14 @@ export class Engine {
     this.k.swigluBackward(dgate, dup, dh, gate, up, n);
   }
 
-  private seqs(op: string, seqs: SeqTable, q: Float32Array, k: Float32Array, v: Float32Array, nHeads: number, nKvHeads: number, headDim: number): void {
+  /**
+   * Checks a sequence table against q and k/v. Query ranges must not overlap (each output row
+   * belongs to one sequence; the native kernels write a sequence's rows from one thread); the
+   * backward (`disjointKv`) also needs disjoint key ranges, since each sequence overwrites its
+   * dk/dv rows. A forward may share key rows (a common cached prefix).
+   */
+  private seqs(op: string, seqs: SeqTable, q: Float32Array, k: Float32Array, v: Float32Array, nHeads: number, nKvHeads: number,
+               headDim: number, disjointKv: boolean): void {
     dims(op, { nHeads, nKvHeads, headDim });
     if (nHeads % nKvHeads !== 0) fail(op, `nKvHeads (${nKvHeads}) must divide nHeads (${nHeads})`);
     if (!(seqs instanceof Int32Array) || seqs.length % 4 !== 0 || seqs.length === 0) fail(op, "seqs must be a non-empty Int32Array of [qStart, nq, kvStart, past] quadruples");
@@ -167,6 +177,21 @@ export class Engine {
       if (qs + nq > qRows) fail(op, `sequence ${b} reads query rows up to ${qs + nq}, q has ${Math.floor(qRows)}`);
       if (ks + past + nq > kvRows) fail(op, `sequence ${b} reads key rows up to ${ks + past + nq}, k/v have ${Math.floor(kvRows)}`);
     }
+    const n = seqs.length / 4;
+    const overlap = (start: (b: number) => number, len: (b: number) => number): [number, number] | null => {
+      const order = Array.from({ length: n }, (_, b) => b).sort((x, y) => start(x) - start(y));
+      for (let i = 1; i < n; i++) {
+        const a = order[i - 1]!, b = order[i]!;
+        if (start(b) < start(a) + len(a)) return [a, b];
+      }
+      return null;
+    };
+    const qHit = overlap((b) => seqs[4 * b]!, (b) => seqs[4 * b + 1]!);
+    if (qHit !== null) fail(op, `sequences ${qHit[0]} and ${qHit[1]} share query rows`);
+    if (disjointKv) {
+      const kHit = overlap((b) => seqs[4 * b + 2]!, (b) => seqs[4 * b + 3]! + seqs[4 * b + 1]!);
+      if (kHit !== null) fail(op, `sequences ${kHit[0]} and ${kHit[1]} share key rows (the backward needs disjoint ones)`);
+    }
   }
 
   /** See `Kernels.attentionForward`. */
@@ -174,7 +199,7 @@ export class Engine {
                    seqs: SeqTable, nHeads: number, nKvHeads: number, headDim: number): void {
     const op = "attentionForward";
     for (const [nm, t] of [["out", out], ["q", q], ["k", k], ["v", v]] as const) this.arr(op, nm, t, 1);
-    this.seqs(op, seqs, q, k, v, nHeads, nKvHeads, headDim);
+    this.seqs(op, seqs, q, k, v, nHeads, nKvHeads, headDim, false);
     if (out.length < q.length) fail(op, `out has ${out.length} elements, q has ${q.length}`);
     if (lse !== null) this.arr(op, "lse", lse, (q.length / (nHeads * headDim)) * nHeads);
     this.finite(op, "q", q, q.length);
@@ -186,7 +211,7 @@ export class Engine {
                     v: Float32Array, out: Float32Array, lse: Float32Array, seqs: SeqTable, nHeads: number, nKvHeads: number, headDim: number): void {
     const op = "attentionBackward";
     for (const [nm, t] of [["q", q], ["k", k], ["v", v]] as const) this.arr(op, nm, t, 1);
-    this.seqs(op, seqs, q, k, v, nHeads, nKvHeads, headDim);
+    this.seqs(op, seqs, q, k, v, nHeads, nKvHeads, headDim, true);
     for (const [nm, t] of [["dq", dq], ["dout", dout], ["out", out]] as const) this.arr(op, nm, t, q.length);
     this.arr(op, "dk", dk, k.length);
     this.arr(op, "dv", dv, v.length);

@@ -6,10 +6,10 @@
  * failure comes back as a value with a reason a user can act on.
  */
 import { createRequire } from "node:module";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
-import { SeedError } from "../core/errors.ts";
+import { SeedError, UsageError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { AdamWHyper, AllowedSets, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
 
@@ -25,10 +25,17 @@ export type NativeInfo = {
   readonly f32Impl: string | null;
 };
 
+/**
+ * Signal masks seen from inside a native call: whether the calling thread blocks asynchronous
+ * signals, and how many of an OpenMP team of the configured size do (native/src/signals.h).
+ */
+export type ShieldState = { readonly caller: boolean; readonly team: number; readonly blocked: number };
+
 type F = Float32Array;
 type Addon = {
   info(): { onednn: string; threads: number; bf16Supported: boolean; bf16Impl: string; f32Impl: string; isa: number };
   setThreads(n: number): void;
+  shieldState(): ShieldState;
   matmul(c: F, a: F, b: F, m: number, n: number, k: number, ta: boolean, tb: boolean, acc: boolean, bf16: boolean): void;
   matmulBf16Bits(c: F, a: Uint16Array, b: Uint16Array, m: number, n: number, k: number, ta: boolean, tb: boolean, acc: boolean): void;
   rmsnormForward(out: F, inv: F, x: F, w: F, rows: number, cols: number, eps: number): void;
@@ -48,8 +55,17 @@ type Addon = {
   sumSquares(x: F): number;
 };
 
-/** Path of the compiled addon. */
+/** Path of the compiled addon (the production build of `npm run build:native`). */
 export const NATIVE_PATH = fileURLToPath(new URL("../../native/build/Release/seed_native.node", import.meta.url));
+
+/**
+ * The addon this process loads: `SEED_NATIVE_ADDON` when set (a sanitizer build made by
+ * `native/build-asan.sh`, so the whole test suite can run against it), else `NATIVE_PATH`.
+ */
+export function nativeAddonPath(): string {
+  const override = process.env["SEED_NATIVE_ADDON"];
+  return override !== undefined && override !== "" ? override : NATIVE_PATH;
+}
 
 let loaded: Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> | undefined;
 
@@ -59,9 +75,19 @@ let loaded: Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedErr
  * @default threads = min(2, available cores), or SEED_THREADS when set
  */
 export function loadNative(threads?: number): Result<{ kernels: Kernels; info: NativeInfo }, SeedError> {
+  if (threads !== undefined && !validThreads(threads)) {
+    throw new UsageError(`threads must be an integer in [1, ${MAX_THREADS}], got ${threads}`);
+  }
   if (loaded === undefined) loaded = load();
   if (loaded.ok && threads !== undefined) loaded.value.addon.setThreads(threads);
   return loaded;
+}
+
+/** Most OpenMP threads the addon accepts (it checks the same bound). */
+export const MAX_THREADS = 1024;
+
+function validThreads(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= MAX_THREADS;
 }
 
 /**
@@ -73,21 +99,36 @@ export function nativeBf16Matmul(): Addon["matmulBf16Bits"] | null {
   return loaded.ok ? loaded.value.addon.matmulBf16Bits.bind(loaded.value.addon) : null;
 }
 
+/**
+ * The signal masks inside a native call (null without the addon), for the test that every thread
+ * that can run a oneDNN kernel blocks asynchronous signals while it does.
+ */
+export function nativeShieldState(): ShieldState | null {
+  if (loaded === undefined) loaded = load();
+  return loaded.ok ? loaded.value.addon.shieldState() : null;
+}
+
 function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> {
-  if (!existsSync(NATIVE_PATH)) {
-    return err(new SeedError(`the native addon is not built (${NATIVE_PATH} missing; run 'npm run build:native', which needs libdnnl-dev and g++)`));
+  const path = nativeAddonPath();
+  if (!existsSync(path)) {
+    return err(new SeedError(`the native addon is not built (${path} missing; run 'npm run build:native', which needs libdnnl-dev and g++)`));
+  }
+  const missing = missingCpuFeatures(path.replace(/\.node$/, ".cpu.json"), readCpuFlags());
+  if (missing.length > 0) {
+    return err(new SeedError(`the native addon was compiled (-march=native) on a CPU with features this one lacks (${missing.join(", ")}); ` +
+      "it must be built on the machine that runs it: run 'npm run build:native'"));
   }
   // Read by libgomp when the addon pulls it in: idle OpenMP threads sleep instead of spinning.
   process.env["OMP_WAIT_POLICY"] ??= "passive";
   let addon: Addon;
   try {
-    addon = createRequire(import.meta.url)(NATIVE_PATH) as Addon;
+    addon = createRequire(import.meta.url)(path) as Addon;
   } catch (e) {
     return err(new SeedError(`the native addon failed to load: ${(e as Error).message.split("\n")[0]}`));
   }
   const envThreads = Number(process.env["SEED_THREADS"]);
   const cores = availableParallelism();
-  addon.setThreads(Number.isInteger(envThreads) && envThreads > 0 ? envThreads : Math.min(2, cores));
+  addon.setThreads(validThreads(envThreads) ? envThreads : Math.min(2, cores));
   const raw = addon.info();
   // oneDNN names its reference loops "ref:..."; only a jit/brgemm kernel makes bf16 worth it.
   const bf16Fast = raw.bf16Supported && raw.bf16Impl !== "" && !raw.bf16Impl.startsWith("ref");
@@ -96,6 +137,35 @@ function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, Se
     bf16Impl: raw.bf16Impl || null, f32Impl: raw.f32Impl || null,
   };
   return ok({ kernels: adapt(addon), info, addon });
+}
+
+/** The feature flags of this CPU from /proc/cpuinfo, or null where there is none (not Linux). */
+function readCpuFlags(): Set<string> | null {
+  let text: string;
+  try {
+    text = readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    return null;
+  }
+  const line = text.split("\n").find((l) => /^flags\s*:/.test(l));
+  return line === undefined ? null : new Set(line.slice(line.indexOf(":") + 1).trim().split(/\s+/));
+}
+
+/**
+ * The CPU features an addon build needs (its `.cpu.json`, written by native/cpu-features.mjs at
+ * build time) that `flags` lacks. Empty when either side is unknown: an old build without the
+ * file, or a system without /proc/cpuinfo flags, loads as before.
+ */
+export function missingCpuFeatures(featuresFile: string, flags: ReadonlySet<string> | null): string[] {
+  if (flags === null || !existsSync(featuresFile)) return [];
+  let requires: unknown;
+  try {
+    requires = (JSON.parse(readFileSync(featuresFile, "utf8")) as { requires?: unknown }).requires;
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(requires)) return [];
+  return requires.filter((f): f is string => typeof f === "string" && !flags.has(f));
 }
 
 function allowedArgs(a: AllowedSets | null): [Uint8Array | null, Int32Array | null, Int32Array | null] {

@@ -1,0 +1,107 @@
+// Regression tests of the heap corruption that `node --cpu-prof` exposed in the native engine.
+// oneDNN 2.6's f32 "nocopy" GEMM kernel points rsp at a heap workspace when its K block is over
+// 252 (K in 253..256 or >= 505 on AVX2), so a signal arriving during it (SIGPROF of the profiler,
+// any handled SIGUSR2/SIGCHLD/...) wrote its frame over malloc's metadata. The addon now blocks
+// asynchronous signals around every call and in its OpenMP workers (native/src/signals.h).
+// Skipped, with the reason, where the addon is not built.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Rng } from "../core/rng.ts";
+import { createEngine, referenceEngine } from "./engine.ts";
+import { loadNative, nativeShieldState } from "./native.ts";
+
+const loaded = loadNative();
+const skip = loaded.ok ? false : `native addon unavailable: ${loaded.error.message}`;
+
+/** max |a − b| / max(1, max |b|). */
+function relErr(a: Float32Array, b: Float32Array): number {
+  let d = 0, s = 1;
+  for (let i = 0; i < b.length; i++) {
+    d = Math.max(d, Math.abs(a[i]! - b[i]!));
+    s = Math.max(s, Math.abs(b[i]!));
+  }
+  return d / s;
+}
+
+test("native attention on the shapes that corrupted the heap (key counts 253..256 and past 505) equals the reference", { skip }, () => {
+  const nat = createEngine({ kind: "native" }), ref = referenceEngine();
+  const rng = Rng.from(40);
+  const rand = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
+  // [H, Hkv, hd, sequences as [nq, past]]: the embedded preset (GQA 4/2, head 32) with a prompt
+  // block after 600 cached tokens, a block whose key counts run through 253..256, one crossing
+  // 505, a decode row; then an odd head size.
+  const cases = [
+    [4, 2, 32, [[64, 600], [40, 215], [3, 502], [1, 700]]],
+    [6, 3, 5, [[70, 520], [1, 255]]],
+  ] as const;
+  for (const [H, Hkv, hd, list] of cases) {
+    const seqs = new Int32Array(4 * list.length);
+    let rq = 0, rkv = 0;
+    list.forEach(([nq, past], b) => {
+      seqs.set([rq, nq, rkv, past], 4 * b);
+      rq += nq;
+      rkv += past + nq;
+    });
+    const q = rand(rq * H * hd), k = rand(rkv * Hkv * hd), v = rand(rkv * Hkv * hd), dout = rand(rq * H * hd);
+    const outs = [nat, ref].map((e) => {
+      const o = [new Float32Array(q.length), new Float32Array(rq * H), new Float32Array(q.length), new Float32Array(k.length), new Float32Array(v.length)] as const;
+      e.attentionForward(o[0], o[1], q, k, v, seqs, H, Hkv, hd);
+      e.attentionBackward(o[2], o[3], o[4], dout, q, k, v, o[0], o[1], seqs, H, Hkv, hd);
+      return o;
+    });
+    outs[0]!.forEach((t, i) => {
+      const err = relErr(t, outs[1]![i]!);
+      assert.ok(err < 1e-4, `H=${H} Hkv=${Hkv} hd=${hd} output ${i}: ${err}`);
+    });
+  }
+});
+
+/** The signal mask of the main thread, from /proc (hex SigBlk), or null off Linux. */
+function mainThreadMask(): string | null {
+  try {
+    return /^SigBlk:\s*(\S+)/m.exec(readFileSync(`/proc/self/task/${process.pid}/status`, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+test("during a native call the caller and every OpenMP worker block asynchronous signals; after it the caller's mask is back", { skip }, () => {
+  const before = mainThreadMask();
+  const s = nativeShieldState()!;
+  assert.equal(s.caller, true);
+  assert.ok(s.team >= 1);
+  assert.equal(s.blocked, s.team, `${s.blocked} of ${s.team} threads block signals`);
+  if (before !== null) assert.equal(mainThreadMask(), before);
+});
+
+test("native attention and matmul survive SIGPROF (node --cpu-prof) and handled SIGUSR2 while their kernels run", { skip, timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "seed-signals-"));
+  try {
+    const helper = fileURLToPath(new URL("./signal-child.helper.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", "--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", dir, helper, "700"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "", stderr = "", flood: NodeJS.Timeout | undefined;
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      // Once the child has its SIGUSR2 handler and its inputs, signal it every 2 ms.
+      if (flood === undefined && stdout.includes("ready\n")) flood = setInterval(() => child.kill("SIGUSR2"), 2);
+      if (stdout.includes("}\n")) clearInterval(flood);
+    });
+    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+    clearInterval(flood);
+    assert.equal(code, 0, `child exited with ${code ?? signal}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`);
+    const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as { calls: number; handled: number; worst: number };
+    assert.ok(result.calls >= 8, `only ${result.calls} native calls ran`);
+    assert.ok(result.handled > 0, "no SIGUSR2 reached the child's handler");
+    assert.ok(result.worst < 1e-4, `native results differ from the reference by ${result.worst}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
