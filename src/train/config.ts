@@ -277,6 +277,13 @@ export type Stage1Config = {
   model: string;
   /** Degradation rate of the `degraded` analyzer. @default 0.3 */
   degradeRate: number;
+  /**
+   * Behaviour-cloning replay mixed into the SFT: this many Stage-0 demonstrations per analyzer
+   * example. A ~0.5M-parameter model fine-tuned on analyzer answers alone forgets how to act (we
+   * measured every action invalid afterwards); a pretrained LLM does not need this. 0 turns it off.
+   * @default 1
+   */
+  replay: number;
   /** SFT epochs (paper: 3). @default 3 */
   epochs: number;
   /** Sequences per SFT step (the reference: 8; 4 gives the small corpus more steps). @default 4 */
@@ -312,7 +319,7 @@ export const defaultConfig: SeedConfig = {
     model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
     steps: 1200, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
-  stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, epochs: 3, batch: 4, lr: 1e-3 },
+  stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },
 };
 
 /** String fields with a closed set of values, by dotted path. */
@@ -351,7 +358,7 @@ const RANGES: Readonly<Record<string, readonly [number, number]>> = {
   "pg.coef": [0, 1e6], "pg.clipLow": [0, 1], "pg.clipHigh": [0, 1e3], "kl.coef": [0, 1e6], "entropy.coef": [0, 0], "opd.coef": [0, 1e6], "opd.beta": [0, 1e4],
   "skillSd.coef": [0, 1e6], "rlsd.lambda0": [0, 1], "rlsd.epsW": [0, 1], "eval.temperature": [0, 10], "env.invalidPenalty": [-1, 1e6],
   "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
-  "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.lr": [0, 1],
+  "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.replay": [0, 100], "stage1.lr": [0, 1],
 };
 
 /** Why a field has a range, when the bare range would puzzle a user. */

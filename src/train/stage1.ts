@@ -8,8 +8,11 @@
  *   validate  the skill format check of `skills/` (parses, one string, 3+ words, ≤ 400 chars); the
  *             acceptance rate is reported (the paper does not)
  *   SFT       3 epochs of NLL on (analyzer prompt → skill answer), with exactly the prompt layout
- *             the policy's analyzer role uses in Stage 2 (analyzer-role.ts); 10% held out
- *   check     the SFT policy analyses the held-out trajectories itself: its own skill validity rate
+ *             the policy's analyzer role uses in Stage 2 (analyzer-role.ts); 10% held out; mixed
+ *             with as many replayed Stage-0 demonstrations (`stage1.replay`), without which the
+ *             tiny model forgets how to act (a departure a pretrained LLM does not need)
+ *   check     the SFT policy analyses the held-out trajectories itself (its own skill validity
+ *             rate) and acts on min(16, M) held-out games (success, valid actions)
  *
  * Output: `model/` (weights + tokenizer, no optimizer), `stage1.json`, `labels.jsonl`.
  */
@@ -34,7 +37,8 @@ import { trainingEnv } from "./envs.ts";
 import { chatCompletion } from "./llm-endpoint.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy } from "./skill-sources.ts";
-import { writeAtomically } from "./stage0.ts";
+import { playCorpus, writeAtomically } from "./stage0.ts";
+import { encodeDemo } from "./demos.ts";
 
 /** The Stage-1 report (`stage1.json`). */
 export type Stage1Report = {
@@ -52,6 +56,10 @@ export type Stage1Report = {
   readonly sftExamples: number;
   readonly heldOut: number;
   readonly sft: NllTrainReport;
+  /** Stage-0 demonstrations replayed in the SFT (against forgetting how to act). */
+  readonly replayExamples: number;
+  /** The SFT policy acting on held-out games (T = 0.4): success and share of valid actions. */
+  readonly actorAfter: { readonly success: number; readonly validActions: number; readonly episodes: number };
   /** Skill validity of the SFT policy analysing the held-out trajectories itself (greedy, one attempt). */
   readonly policySkillValidRate: number;
   /** Same for the base policy before SFT (the template is new to it). */
@@ -77,6 +85,16 @@ export function externalAnalyzer(config: SeedConfig): Analyzer {
   if (s.analyzer === "llm") return llmAnalyzer(chatCompletion({ baseUrl: s.endpoint, model: s.model }), { attempts: 2, name: `llm(${s.model})` });
   if (s.analyzer === "degraded") return degradedAnalyzer(ruleAnalyzer(), { rate: s.degradeRate, seed: deriveSeed(SEED, "degrade") });
   return ruleAnalyzer();
+}
+
+/** `count` Stage-0 demonstrations (the same seeded corpus Stage 0 trained on), encoded for replay. */
+async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: number, count: number, quiet: boolean): Promise<SftExample[]> {
+  if (count === 0 || config.env.name !== "alfworld") return [];
+  const env = trainingEnv(config);
+  const world = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
+  const games = Math.min(config.stage0.games, Math.ceil(count / config.stage0.episodesPerGame));
+  const episodes = await playCorpus(config, env.tasks(config.env.split, games), world, quiet);
+  return episodes.map((d) => encodeDemo(d, chat, maxContext)).filter((x) => x !== undefined).slice(0, count);
 }
 
 /** Runs Stage 1 from `baseDir` and writes `outDir/{model, stage1.json, labels.jsonl}`. */
@@ -116,10 +134,24 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
     const mask = new Uint8Array(request.tokens.length - request.start).fill(1);
     examples.push({ request, mask });
   });
+  const analyzerExamples = examples.length;
+  const replay = await replayDemos(config, chat, policy.maxContext, Math.round(s.replay * analyzerExamples), quiet);
+  examples.push(...replay);
   const heldOut = accepted.filter((_, i) => heldOutIdx.has(i)).map((x) => x.t);
   const base = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
   const sft = await trainNll(policy, examples, { steps: stepsForEpochs(examples.length, s.batch, s.epochs), batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "sft"), label: "stage1 sft", quiet });
   const own = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
+  const actorTasks = env.tasks("valid_seen", Math.min(16, s.tasks));
+  const acted = await collectGroups(policy, () => env.makeEnv(), actorTasks, {
+    seed: deriveSeed(SEED, "actor-check"), groupSize: 1, history: { mode: "full" }, maxSteps: env.maxSteps,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: 0.4, chat,
+  });
+  const turns = acted.reduce((a, t) => a + t.turns.length, 0);
+  const actorAfter = {
+    success: acted.length === 0 ? 0 : acted.filter((t) => t.success).length / acted.length,
+    validActions: turns === 0 ? 0 : acted.reduce((a, t) => a + t.turns.filter((x) => x.valid).length, 0) / turns,
+    episodes: acted.length,
+  };
   const validRate = (xs: readonly { ok: boolean }[]) => (xs.length === 0 ? 0 : xs.filter((a) => a.ok).length / xs.length);
   const report: Stage1Report = {
     analyzer: analyzer.name,
@@ -130,7 +162,9 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
     acceptanceRate: validRate(analyses),
     accepted: accepted.length,
     droppedTooLong,
-    sftExamples: examples.length,
+    sftExamples: analyzerExamples,
+    replayExamples: replay.length,
+    actorAfter,
     heldOut: heldOut.length,
     sft,
     policySkillValidRate: validRate(own),
