@@ -13,6 +13,15 @@
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math", "-fno-signed-zeros", "-Wall", "-Wno-unused-parameter"],
       "libraries": ["-ldnnl", "-fopenmp"],
+      # SEED_NATIVE_SANITIZE=address: an AddressSanitizer build (build-asan.mjs makes one elsewhere,
+      # leaving this production build alone; README.md says how to run the tests against it).
+      "variables": {"sanitize%": "<!(node -p \"process.env.SEED_NATIVE_SANITIZE || ''\")"},
+      "conditions": [
+        ["sanitize=='address'", {
+          "cflags_cc": ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"],
+          "ldflags": ["-fsanitize=address"]
+        }]
+      ],
       "actions": [
         {
           "action_name": "cpu_features",

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <dnnl.hpp>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -302,12 +303,18 @@ Napi::Value SumSquares(const CallbackInfo& info) {
   return Napi::Number::New(info.Env(), seed::sum_squares(f32(info, 0, n, "x"), int64_t(n)));
 }
 
+// One native call at a time per process: the primitive cache, the RoPE tables, the thread count
+// and oneDNN's stream are process-wide and unsynchronised, and Node worker threads could each load
+// the addon. Uncontended (the usual single JS thread) it costs a few tens of nanoseconds.
+std::mutex g_call_mutex;
+
 // Every entry point runs inside `guarded`, so no C++ exception can escape into Node as a crash,
 // and inside a SignalShield, so no signal frame can land on a oneDNN kernel's heap "stack"
 // (signals.h). Signals that arrive meanwhile are delivered when the shield goes, as the call returns.
 template <Napi::Value (*F)(const CallbackInfo&)>
 Napi::Value Guard(const CallbackInfo& info) {
   seed::SignalShield shield;
+  std::lock_guard<std::mutex> lock(g_call_mutex);
   return guarded(info, [&]() -> Napi::Value { return F(info); });
 }
 
@@ -315,6 +322,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   {
     // Start the OpenMP pool now with its workers' signals blocked (see signals.h).
     seed::SignalShield shield;
+    std::lock_guard<std::mutex> lock(g_call_mutex);
     seed::shield_worker_threads(seed::max_threads());
   }
   exports.Set("info", Napi::Function::New(env, Guard<Info>));

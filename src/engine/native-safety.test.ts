@@ -1,19 +1,23 @@
-// Regression tests of the heap corruption that `node --cpu-prof` exposed in the native engine.
-// oneDNN 2.6's f32 "nocopy" GEMM kernel points rsp at a heap workspace when its K block is over
-// 252 (K in 253..256 or >= 505 on AVX2), so a signal arriving during it (SIGPROF of the profiler,
-// any handled SIGUSR2/SIGCHLD/...) wrote its frame over malloc's metadata. The addon now blocks
-// asynchronous signals around every call and in its OpenMP workers (native/src/signals.h).
+// Regression tests of two ways the native engine corrupted the heap.
+// 1. Signals (what `node --cpu-prof` exposed): oneDNN 2.6's f32 "nocopy" GEMM kernel points rsp
+//    at a heap workspace when its K block is over 252 (K in 253..256 or >= 505 on AVX2), so a
+//    signal arriving during it (SIGPROF of the profiler, any handled SIGUSR2/SIGCHLD/...) wrote its
+//    frame over malloc's metadata. The addon now blocks asynchronous signals around every call and
+//    in its OpenMP workers (native/src/signals.h).
+// 2. Threads: the addon's process-wide caches were unsynchronised, so two Node worker threads
+//    calling it at once corrupted them; calls are now serialised.
 // Skipped, with the reason, where the addon is not built.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { Worker } from "node:worker_threads";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "../core/rng.ts";
 import { createEngine, referenceEngine } from "./engine.ts";
-import { loadNative, nativeShieldState } from "./native.ts";
+import { loadNative, nativeAddonPath, nativeShieldState } from "./native.ts";
 
 const loaded = loadNative();
 const skip = loaded.ok ? false : `native addon unavailable: ${loaded.error.message}`;
@@ -104,4 +108,39 @@ test("native attention and matmul survive SIGPROF (node --cpu-prof) and handled 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// Plain JavaScript, run in two workers at once (each loads the addon in its own environment, as
+// a library user with worker_threads would): after a shared start line, matmuls of changing
+// shapes (new primitive-cache entries) and RoPE over a few shared bases at growing positions
+// (tables both threads extend) for `ms`, matmul results checked exactly (products of 1s and 2s).
+// Posts [calls, wrong results].
+const CONCURRENT = `
+const { parentPort, workerData } = require("node:worker_threads");
+const addon = require(workerData.path);
+const ready = new Int32Array(workerData.ready);
+Atomics.add(ready, 0, 1);
+while (Atomics.load(ready, 0) < 2) {}
+let wrong = 0, i = 0;
+const t0 = Date.now();
+for (; Date.now() - t0 < workerData.ms; i++) {
+  const m = 3 + (i % 50), n = 17 + (i % 13), k = 29 + ((i * 7) % 300);
+  const a = new Float32Array(m * k).fill(1), b = new Float32Array(k * n).fill(2), c = new Float32Array(m * n);
+  addon.matmul(c, a, b, m, n, k, false, false, false, false);
+  if (c.some((v) => v !== 2 * k)) wrong++;
+  addon.rope(new Float32Array(64).fill(1), new Int32Array([i % 5000]), 1, 2, 32, 10000 + (i % 7), false);
+}
+parentPort.postMessage([i, wrong]);
+`;
+
+test("two JavaScript threads calling the addon at once get correct results and leave the heap intact", { skip }, async () => {
+  const ready = new SharedArrayBuffer(4);
+  const run = () => new Promise<[number, number]>((resolve, reject) => {
+    const w = new Worker(CONCURRENT, { eval: true, workerData: { path: nativeAddonPath(), ms: 600, ready } });
+    w.on("message", resolve);
+    w.on("error", reject);
+  });
+  const [a, b] = await Promise.all([run(), run()]);
+  assert.ok(a[0] > 10 && b[0] > 10, `too few calls ran: ${a[0]}, ${b[0]}`);
+  assert.deepEqual([a[1], b[1]], [0, 0], "wrong matmul results");
 });
