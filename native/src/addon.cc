@@ -238,8 +238,8 @@ Allowed allowed_at(const CallbackInfo& info, size_t i, int64_t rows, int64_t V) 
   if (info[i].IsNull() || info[i].IsUndefined()) return a;
   a.restricted = typed<uint8_t>(info, i, napi_uint8_array, sz(info, rows), "allowed.restricted");
   a.offsets = i32(info, i + 1, sz(info, rows + 1), "allowed.offsets");
-  size_t nids = len_of(info, i + 2);
   a.ids = i32(info, i + 2, 0, "allowed.ids");
+  size_t nids = len_of(info, i + 2);
   for (int64_t r = 0; r <= rows; r++)
     if (a.offsets[r] < 0 || size_t(a.offsets[r]) > nids || (r > 0 && a.offsets[r] < a.offsets[r - 1]))
       throw Napi::RangeError::New(info.Env(), "allowed.offsets out of range");
@@ -292,15 +292,16 @@ Napi::Value LmHeadTrain(const CallbackInfo& info) {
 }
 
 Napi::Value Adamw(const CallbackInfo& info) {
+  float* p = f32(info, 0, 0, "p");
   size_t n = len_of(info, 0);
-  seed::adamw(f32(info, 0, n, "p"), f32(info, 1, n, "g"), f32(info, 2, n, "m"), f32(info, 3, n, "v"), int64_t(n), dbl(info, 4),
+  seed::adamw(p, f32(info, 1, n, "g"), f32(info, 2, n, "m"), f32(info, 3, n, "v"), int64_t(n), dbl(info, 4),
               dbl(info, 5), dbl(info, 6), dbl(info, 7), dbl(info, 8), dbl(info, 9), dbl(info, 10));
   return info.Env().Undefined();
 }
 
 Napi::Value SumSquares(const CallbackInfo& info) {
-  size_t n = len_of(info, 0);
-  return Napi::Number::New(info.Env(), seed::sum_squares(f32(info, 0, n, "x"), int64_t(n)));
+  float* x = f32(info, 0, 0, "x");
+  return Napi::Number::New(info.Env(), seed::sum_squares(x, int64_t(len_of(info, 0))));
 }
 
 // One native call at a time per process: the primitive cache, the RoPE tables, the thread count

@@ -1,5 +1,5 @@
 /**
- * Child process of the signal-safety test (native-signals.test.ts): runs the native attention
+ * Child process of the signal-safety test (native-safety.test.ts): runs the native attention
  * and matmul on shapes whose oneDNN f32 GEMM takes the kernel path that puts its stack pointer on
  * the heap (K >= 505 on AVX2), in a loop, while signals arrive: the parent starts it under
  * `node --cpu-prof --cpu-prof-interval 50` (SIGPROF to this thread) and also sends SIGUSR2, which
