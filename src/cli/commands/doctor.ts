@@ -6,7 +6,7 @@
 import { parseOptions, printJson } from "../args.ts";
 import { cpuInfo, fp32PeakGflops } from "../../engine/cpu.ts";
 import { createEngine } from "../../engine/engine.ts";
-import { NATIVE_PATH } from "../../engine/native.ts";
+import { nativeAddonPath } from "../../engine/native.ts";
 import type { Command } from "../main.ts";
 
 /** The doctor report (keys are part of the CLI contract). */
@@ -27,7 +27,7 @@ export function doctorReport(): Record<string, string | number | boolean | null>
     fp32_peak_gflops: Number(fp32PeakGflops(cpu, Math.min(cpu.cores, engine.info.threads)).toFixed(1)),
     f32_matmul_impl: engine.info.f32Impl,
     bf16_matmul_impl: engine.info.bf16Impl,
-    addon: NATIVE_PATH,
+    addon: nativeAddonPath(),
     node: process.version,
     fallback_reason: engine.info.fallbackReason,
   };
