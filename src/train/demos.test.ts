@@ -1,0 +1,56 @@
+// Stage-0 demonstrations: the ids a demonstration is trained on are exactly the ids a `full`-mode
+// rollout of the same responses builds (the agent's own prompt format, hint inserted by H), the
+// loss mask covers the expert's responses only, and hints are read and falsified as documented.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ChatFormat } from "../agent/chat-format.ts";
+import { collectGroups } from "../agent/rollout.ts";
+import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenOptions } from "../envs/alfworld/index.ts";
+import { trainBpe } from "../model/tokenizer/index.ts";
+import { applySkill } from "../skills/context.ts";
+import { ScriptedPolicy } from "../testing/scripted-policy.ts";
+import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, type DemoWorld } from "./demos.ts";
+
+const GEN: AlfworldGenOptions = { receptacles: [4, 6] };
+const WORLD: DemoWorld = { makeEnv: () => new AlfworldEnv({ maxSteps: 20 }), maxSteps: 20, gen: GEN };
+
+test("hint places are read from the analyzer's '(look in|on the X' clauses and can be falsified", () => {
+  const hint = "First find a mug (look in the fridge, opening it first) and take it, then find a second mug (look on the countertop) and take it.";
+  assert.deepEqual(hintPlaces(hint), ["fridge", "countertop"]);
+  const initial = { text: "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, you see a cabinet 1, a countertop 1, a fridge 1, and a sinkbasin 1.\n\nYour task is to: put two mug in cabinet.", task: "put two mug in cabinet." };
+  const wrong = misleadingHint(hint, initial, 3)!;
+  assert.notEqual(wrong, hint);
+  assert.match(wrong, /^First find a mug \(look in the (cabinet|sinkbasin), opening it first\)/);
+  assert.equal(misleadingHint(hint, initial, 3), wrong, "deterministic in its seed");
+  assert.equal(misleadingHint("Do not repeat actions.", initial, 3), undefined);
+  const p = followHint(generatedPriors(GEN), "mug", ["fridge"]);
+  assert.deepEqual(p.contain["mug"]!["fridge"], [1000, 1000]);
+});
+
+test("a hinted demonstration is tokenized exactly as a full-mode rollout of its responses, mask on expert responses only", async () => {
+  const [task] = alfworldGeneratedTasks("train", 1, { ...GEN, seed: 0 });
+  const { hint, oracle } = await hindsightHint(WORLD, task!, 11);
+  assert.ok(oracle.won && hint.startsWith("First "), hint);
+  const demo = playDemo(WORLD, task!, 11, 0.3, followHint(generatedPriors(GEN), "", hintPlaces(hint)), hint);
+  const chat = new ChatFormat(trainBpe(demoTexts(demo), { vocabSize: 400 }));
+  const example = encodeDemo(demo, chat, 100000)!;
+
+  const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
+  const [traj] = await collectGroups(policy, () => WORLD.makeEnv(), [task!], {
+    seed: 11, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 200, chat, envSeeds: [11],
+    promptTransform: (text) => applySkill(text, hint, "insert"),
+  });
+  policy.assertConsumed();
+  const rolled = traj!.turns.flatMap((t) => [...t.promptTokens, ...t.sampledTokens]);
+  assert.deepEqual(example.request.tokens, rolled);
+  assert.deepEqual(traj!.turns.map((t) => t.actionText), demo.steps.map((s) => s.action));
+
+  // Mask: 1 on the sampled ids of expert steps, 0 on random steps and on every prompt id.
+  const expected: number[] = [];
+  traj!.turns.forEach((t, i) => {
+    if (i > 0) expected.push(...t.promptTokens.map(() => 0));
+    expected.push(...t.sampledTokens.map(() => (demo.steps[i]!.expert ? 1 : 0)));
+  });
+  assert.deepEqual(Array.from(example.mask), expected);
+  assert.ok(demo.steps.some((s) => s.expert) && expected.includes(1));
+});
