@@ -3,15 +3,12 @@
  *
  * A method is data: which loss terms are on, with which coefficients, where the teacher's skill
  * comes from, and whether the student sees a skill during rollouts (ALGORITHMS.md §12). Presets
- * in `configs/` are partial `SeedConfig`s merged over `defaultConfig`; `validateConfig` checks a
- * candidate against the shape of the defaults (unknown key, wrong type, value outside its choices
- * or range) and reports every problem at once with its dotted path.
+ * in `configs/` are partial `SeedConfig`s merged over `defaultConfig`.
  *
  * Defaults follow the paper (SEED-NOTES.md §2, Table 5) except where the embedded tiny model
- * needs its own value; each such departure says why in its TSDoc. Not here: reading preset files
- * (`presets.ts`) and CLI overrides (`overrides.ts`).
+ * needs its own value; each such departure says why in its TSDoc. Not here: validation
+ * (`config-check.ts`), reading preset files (`presets.ts`) and CLI overrides (`overrides.ts`).
  */
-import type { ConfigIssue } from "../core/errors.ts";
 
 /** Where a teacher (or student) skill comes from. */
 export type SkillSource =
@@ -322,135 +319,6 @@ export const defaultConfig: SeedConfig = {
   stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },
 };
 
-/** String fields with a closed set of values, by dotted path. */
-export const CHOICES: Readonly<Record<string, readonly string[]>> = {
-  "rollout.history": ["full", "window"],
-  "grpo.std": ["population", "bessel"],
-  "grpo.scope": ["trajectories", "steps"],
-  "grpo.singleton": ["raw", "zero"],
-  "loss.aggregation": ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"],
-  "kl.estimator": ["k1", "abs", "k2", "k3"],
-  "opd.denominator": ["response", "active"],
-  "opd.teacherScoring": ["live", "frozen"],
-  "skills.teacher": ["none", "self", "library", "static-self"],
-  "skills.student": ["none", "library"],
-  "skills.context": ["insert", "prepend"],
-  "eval.skill": ["none", "library"],
-  "env.name": ["alfworld", "webshop", "search", "sokoban", "ezpoints"],
-  "stage1.analyzer": ["rule", "llm", "degraded"],
-};
-
-/** Integer fields and their least value, by dotted path (every other number is any finite value unless `RANGES` says more). */
-const INTEGERS: Readonly<Record<string, number>> = {
-  "run.seed": 0, "run.updates": 0, "run.checkpointEvery": 1, "run.keepCheckpoints": 1, "run.samplesEvery": 0, "run.samplesPerUpdate": 0, "run.maxBadUpdates": 1,
-  "env.generatedTasks": 1, "env.receptacles": 4, "env.maxSteps": 0,
-  "rollout.tasksPerUpdate": 1, "rollout.groupSize": 1, "rollout.window": -1, "rollout.topK": 0, "rollout.maxActionTokens": 1, "rollout.maxContext": 0,
-  "update.miniBatches": 1, "update.epochs": 1, "loss.normLength": 1, "rlsd.warmDown": 1,
-  "skills.refreshEvery": 0, "skills.analyzerAttempts": 1, "skills.maxSkillTokens": 1, "skills.staticRollouts": 1,
-  "stage0.dModel": 0, "stage0.layers": 0, "stage0.vocabSize": 300, "stage0.maxContext": 16, "stage0.games": 1, "stage0.episodesPerGame": 1, "stage0.steps": 0, "stage0.batch": 1, "stage0.evalGames": 0,
-  "stage1.tasks": 1, "stage1.rollouts": 1, "stage1.epochs": 0, "stage1.batch": 1,
-};
-
-/** Numeric ranges [low, high] (inclusive), by dotted path. */
-const RANGES: Readonly<Record<string, readonly [number, number]>> = {
-  "rollout.temperature": [0, 10], "rollout.topP": [0, 1], "optim.lr": [0, 1], "optim.beta1": [0, 0.999999], "optim.beta2": [0, 0.999999999],
-  "optim.eps": [0, 1], "optim.weightDecay": [0, 10], "optim.maxGradNorm": [0, 1e9], "grpo.eps": [0, 1],
-  "pg.coef": [0, 1e6], "pg.clipLow": [0, 1], "pg.clipHigh": [0, 1e3], "kl.coef": [0, 1e6], "entropy.coef": [0, 0], "opd.coef": [0, 1e6], "opd.beta": [0, 1e4],
-  "skillSd.coef": [0, 1e6], "rlsd.lambda0": [0, 1], "rlsd.epsW": [0, 1], "eval.temperature": [0, 10], "env.invalidPenalty": [-1, 1e6],
-  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
-  "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.replay": [0, 100], "stage1.lr": [0, 1],
-};
-
-/** Why a field has a range, when the bare range would puzzle a user. */
-const RANGE_NOTES: Readonly<Record<string, string>> = {
-  "entropy.coef": "an entropy bonus needs the full-vocabulary distribution, which the per-token-weight training seam does not carry (ALGORITHMS.md §6); keep it 0",
-};
-
-function typeName(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  return typeof v;
-}
-
-/**
- * Issues of a partial config against the shape of `reference` (by default `defaultConfig`):
- * unknown keys, wrong types, values outside their choices or ranges. Every issue is reported,
- * none stops the walk. A partial config is fine: missing keys are not issues here.
- */
-export function shapeIssues(candidate: unknown, reference: unknown = defaultConfig, path = ""): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  if (typeof reference === "object" && reference !== null) {
-    if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate)) {
-      return [{ path, message: `expected an object, got ${typeName(candidate)}` }];
-    }
-    const ref = reference as Record<string, unknown>;
-    for (const [key, value] of Object.entries(candidate)) {
-      const sub = path === "" ? key : `${path}.${key}`;
-      if (!Object.hasOwn(ref, key)) {
-        issues.push({ path: sub, message: `unknown key (known: ${Object.keys(ref).join(", ")})` });
-        continue;
-      }
-      issues.push(...shapeIssues(value, ref[key], sub));
-    }
-    return issues;
-  }
-  if (typeName(candidate) !== typeName(reference)) return [{ path, message: `expected a ${typeName(reference)}, got ${typeName(candidate)} (${JSON.stringify(candidate)})` }];
-  if (typeof candidate === "number") {
-    if (!Number.isFinite(candidate)) return [{ path, message: `expected a finite number, got ${candidate}` }];
-    const least = INTEGERS[path];
-    if (least !== undefined && (!Number.isInteger(candidate) || candidate < least)) {
-      issues.push({ path, message: `expected an integer >= ${least}, got ${candidate}` });
-    }
-    const range = RANGES[path];
-    if (range !== undefined && (candidate < range[0] || candidate > range[1])) {
-      issues.push({ path, message: RANGE_NOTES[path] ?? `expected a number in [${range[0]}, ${range[1]}], got ${candidate}` });
-    }
-  }
-  if (typeof candidate === "string") {
-    const choices = CHOICES[path];
-    if (choices !== undefined && !choices.includes(candidate)) issues.push({ path, message: `expected one of ${choices.join(", ")}; got '${candidate}'` });
-  }
-  return issues;
-}
-
-/** Cross-field rules a complete config must satisfy (beyond each field's own shape). */
-export function crossFieldIssues(c: SeedConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  if (c.pg.dualClip !== 0 && !(c.pg.dualClip > 1)) issues.push({ path: "pg.dualClip", message: `the dual-clip constant must be > 1 (or 0 for off), got ${c.pg.dualClip}` });
-  const teacherTerm = c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
-  if (teacherTerm && c.skills.teacher === "none") {
-    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef or rlsd.enabled) but the teacher has no skill source; pick self, library or static-self" });
-  }
-  if (c.rlsd.enabled && c.pg.coef === 0) issues.push({ path: "rlsd.enabled", message: "RLSD rescales the policy-gradient advantages; it needs pg.coef > 0" });
-  if (c.update.miniBatches > c.rollout.tasksPerUpdate * c.rollout.groupSize) {
-    issues.push({ path: "update.miniBatches", message: `cannot exceed the ${c.rollout.tasksPerUpdate * c.rollout.groupSize} trajectories of an update` });
-  }
-  if (c.stage1.analyzer === "llm" && (c.stage1.endpoint === "" || c.stage1.model === "")) {
-    issues.push({ path: "stage1.endpoint", message: "the llm analyzer needs stage1.endpoint and stage1.model" });
-  }
-  return issues;
-}
-
-/** All issues of a complete candidate config: shape, missing keys, cross-field rules. */
-export function validateConfig(candidate: unknown): ConfigIssue[] {
-  const issues = shapeIssues(candidate);
-  issues.push(...missingKeys(candidate, defaultConfig, ""));
-  if (issues.length > 0) return issues;
-  return crossFieldIssues(candidate as SeedConfig);
-}
-
-function missingKeys(candidate: unknown, reference: unknown, path: string): ConfigIssue[] {
-  if (typeof reference !== "object" || reference === null || typeof candidate !== "object" || candidate === null) return [];
-  const out: ConfigIssue[] = [];
-  for (const [key, value] of Object.entries(reference)) {
-    const sub = path === "" ? key : `${path}.${key}`;
-    const c = (candidate as Record<string, unknown>)[key];
-    if (c === undefined) out.push({ path: sub, message: "missing" });
-    else out.push(...missingKeys(c, value, sub));
-  }
-  return out;
-}
-
 /** A deep copy of `base` with the (already shape-checked) partial `patch` merged in. */
 export function mergeConfig<T>(base: T, patch: unknown): T {
   if (typeof base !== "object" || base === null || typeof patch !== "object" || patch === null) return (patch === undefined ? structuredClone(base) : patch) as T;
@@ -468,3 +336,5 @@ export function trains(c: SeedConfig): boolean {
 export function needsTeacher(c: SeedConfig): boolean {
   return c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
 }
+
+export { CHOICES, crossFieldIssues, shapeIssues, validateConfig } from "./config-check.ts";
