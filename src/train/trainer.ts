@@ -18,6 +18,7 @@ import { SeedError, UsageError } from "../core/errors.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import type { Trajectory } from "../core/trajectory.ts";
+import type { TaskSpec } from "../envs/env.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences } from "../agent/training-views.ts";
@@ -227,7 +228,7 @@ function statusOf(line: Record<string, unknown>): string {
 }
 
 /** The `static-self` library: θ_0 plays the first tasks of the pool and analyses its own episodes, once. */
-async function buildStaticLibrary(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly import("../envs/env.ts").TaskSpec[]): Promise<Record<string, string>> {
+async function buildStaticLibrary(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly TaskSpec[]): Promise<Record<string, string>> {
   const tasks = pool.slice(0, Math.max(config.rollout.tasksPerUpdate, Math.min(pool.length, 12)));
   const opts = rolloutOptions({ config, chat, env, tasks }, 0);
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, { ...opts, seed: deriveSeed(config.run.seed, "static-library"), groupSize: config.skills.staticRollouts });
