@@ -33,7 +33,8 @@ function hash(value: unknown): string {
 /** The settings Stage 0 depends on. */
 export function stage0Key(config: SeedConfig): string {
   const { name, data, split, receptacles, maxSteps } = config.env;
-  return hash({ v: 1, env: { name, data, split, receptacles, maxSteps }, stage0: config.stage0, maxActionTokens: config.rollout.maxActionTokens });
+  const { maxActionTokens, prompt, actionMask } = config.rollout;
+  return hash({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0: config.stage0, rollout: { maxActionTokens, prompt, actionMask } });
 }
 
 /** The settings Stage 1 depends on (Stage 0's included). */

@@ -9,6 +9,7 @@ import { defaultConfig, type SeedConfig } from "./config.ts";
 /** String fields with a closed set of values, by dotted path. */
 export const CHOICES: Readonly<Record<string, readonly string[]>> = {
   "rollout.history": ["full", "window"],
+  "rollout.prompt": ["verl", "compact"],
   "grpo.std": ["population", "bessel"],
   "grpo.scope": ["trajectories", "steps"],
   "grpo.singleton": ["raw", "zero"],

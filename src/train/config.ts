@@ -93,6 +93,15 @@ export type SeedConfig = {
     maxContext: number;
     /** Restrict actions to the admissible list (off in the paper). @default false */
     actionMask: boolean;
+    /**
+     * Prompt style (`agent/prompts`): `verl` is verl-agent's wording, what pretrained LLMs should
+     * get; `compact` is the short ALFWorld prompt the embedded model is trained on (room
+     * sentence, task line, then one observation per turn; no admissible list), about a sixth of
+     * the tokens per episode. Environments without a compact renderer use their standard one.
+     * Stage 0 trains in this style, so a base and every run from it must agree.
+     * @default "compact"
+     */
+    prompt: "verl" | "compact";
   };
   optim: {
     /**
@@ -167,7 +176,7 @@ export type SeedConfig = {
   opd: {
     /** λ_opd, weight of the gated distillation term; 0 switches it off. @default 0.01 */
     coef: number;
-    /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 4 */
+    /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 5 */
     beta: number;
     /** Denominator of the term when some skills are invalid (ALGORITHMS.md §7). @default "response" */
     denominator: "response" | "active";
@@ -299,7 +308,7 @@ export const defaultConfig: SeedConfig = {
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
   env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 20, invalidPenalty: -1 },
   policy: { init: "", sft: true },
-  rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false },
+  rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   update: { miniBatches: 1, epochs: 1 },
   grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },

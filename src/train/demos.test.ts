@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatFormat } from "../agent/chat-format.ts";
+import { PROMPT_STYLES, rendererFor } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenOptions } from "../envs/alfworld/index.ts";
 import { trainBpe } from "../model/tokenizer/index.ts";
@@ -27,17 +28,18 @@ test("hint places are read from the analyzer's '(look in|on the X' clauses and c
   assert.deepEqual(p.contain["mug"]!["fridge"], [1000, 1000]);
 });
 
-test("a hinted demonstration is tokenized exactly as a full-mode rollout of its responses, mask on expert responses only", async () => {
+for (const style of PROMPT_STYLES) test(`a hinted demonstration is tokenized exactly as a full-mode rollout of its responses (${style} prompt), mask on expert responses only`, async () => {
+  const renderer = rendererFor("alfworld", style);
   const [task] = alfworldGeneratedTasks("train", 1, { ...GEN, seed: 0 });
   const { hint, oracle } = await hindsightHint(WORLD, task!, 11);
   assert.ok(oracle.won && hint.startsWith("First "), hint);
   const demo = playDemo(WORLD, task!, 11, 0.3, followHint(generatedPriors(GEN), "", hintPlaces(hint)), hint);
-  const chat = new ChatFormat(trainBpe(demoTexts(demo), { vocabSize: 400 }));
-  const example = encodeDemo(demo, chat, 100000)!;
+  const chat = new ChatFormat(trainBpe(demoTexts(demo, renderer), { vocabSize: 400 }));
+  const example = encodeDemo(demo, chat, 100000, renderer)!;
 
   const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
   const [traj] = await collectGroups(policy, () => WORLD.makeEnv(), [task!], {
-    seed: 11, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 200, chat, envSeeds: [11],
+    seed: 11, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 200, chat, envSeeds: [11], renderer,
     promptTransform: (text) => applySkill(text, hint, "insert"),
   });
   policy.assertConsumed();

@@ -20,7 +20,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import type { ChatFormat } from "../agent/chat-format.ts";
 import type { HistoryRecord } from "../agent/history.ts";
-import { rendererFor } from "../agent/prompts/index.ts";
+import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
 import type { Observation, TaskSpec } from "../envs/env.ts";
 import type { Env } from "../envs/env.ts";
 import { alfworldNoisyExpert, parseTaskSentence, priorsForTask, type AlfworldGenOptions, type AlfworldPriors } from "../envs/alfworld/index.ts";
@@ -156,9 +156,9 @@ export function misleadingHint(hint: string, initial: Observation, seed: number)
 /**
  * The user texts of an episode as a `full`-mode rollout renders them: the first message (with
  * the hint inserted by H) and, after each step that did not end the episode, the next turn.
+ * @param renderer the agent's ALFWorld renderer (`rendererFor("alfworld", config.rollout.prompt)`)
  */
-export function renderDemo(d: DemoEpisode): { first: string; next: (string | null)[] } {
-  const renderer = rendererFor("alfworld");
+export function renderDemo(d: DemoEpisode, renderer: PromptRenderer = rendererFor("alfworld")): { first: string; next: (string | null)[] } {
   const history: HistoryRecord[] = [];
   const first = applySkill(renderer.first({ task: d.initial.task, step: 0, observation: d.initial, history }), d.hint, "insert");
   const next: (string | null)[] = [];
@@ -171,8 +171,8 @@ export function renderDemo(d: DemoEpisode): { first: string; next: (string | nul
 }
 
 /** Every text of an episode (for tokenizer training). */
-export function demoTexts(d: DemoEpisode): string[] {
-  const r = renderDemo(d);
+export function demoTexts(d: DemoEpisode, renderer: PromptRenderer = rendererFor("alfworld")): string[] {
+  const r = renderDemo(d, renderer);
   return [r.first, ...d.steps.map((s) => s.response), ...r.next.filter((x): x is string => x !== null)];
 }
 
@@ -181,8 +181,8 @@ export function demoTexts(d: DemoEpisode): string[] {
  * with mask 1 on the expert's response ids (the closing `<|im_end|>` included).
  * @returns undefined when not even the first response fits
  */
-export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number): SftExample | undefined {
-  const r = renderDemo(d);
+export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number, renderer: PromptRenderer = rendererFor("alfworld")): SftExample | undefined {
+  const r = renderDemo(d, renderer);
   const tokens = chat.prompt(r.first);
   const start = tokens.length;
   const mask: number[] = [];

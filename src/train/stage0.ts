@@ -18,7 +18,9 @@ import { join, resolve } from "node:path";
 import { deriveSeed, Rng } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
+import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
+import type { Trajectory } from "../core/trajectory.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import { priorsForTask, parseTaskSentence } from "../envs/alfworld/index.ts";
 import { presetConfig, parameterCount } from "../model/config.ts";
@@ -41,6 +43,10 @@ export type Stage0Report = {
   readonly tokenizer: { readonly vocabSize: number };
   readonly model: { readonly preset: string; readonly parameters: number; readonly maxContext: number };
   readonly corpusTokens: number;
+  /** Mean tokens of a demonstration episode (prompt style `prompt`). */
+  readonly tokensPerEpisode: number;
+  /** The prompt style the agent was trained in (`rollout.prompt`); runs from this base must use it. */
+  readonly prompt: string;
   readonly trainedTokens: number;
   readonly bc: NllTrainReport;
   /** Held-out games (generated `valid_seen`, or the real split). */
@@ -49,6 +55,14 @@ export type Stage0Report = {
   readonly successNoHint: number;
   /** Success with the correct hindsight hint inserted by H. */
   readonly successCorrectHint: number;
+  /** Success with a misleading hint (the place it names swapped), over the games that have one. */
+  readonly successMisleadingHint: number;
+  /** Held-out games with a misleading variant. */
+  readonly misleadingGames: number;
+  /** Share of valid actions (format and tags) in the no-hint rollouts. */
+  readonly validActionsNoHint: number;
+  /** Mean steps of a no-hint rollout. */
+  readonly turnsNoHint: number;
   /** Mean log-prob (per expert action, summed over its tokens) under correct minus misleading hints. */
   readonly logprobShiftCorrectVsMisleading: number;
   /** The same, correct hint minus no hint. */
@@ -109,9 +123,10 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
   const tasks = env.tasks(config.env.split, s.games);
   const episodes = await playCorpus(config, tasks, world, quiet);
 
-  const tokenizer = trainBpe(episodes.flatMap(demoTexts), { vocabSize: s.vocabSize });
+  const renderer = rendererFor("alfworld", config.rollout.prompt);
+  const tokenizer = trainBpe(episodes.flatMap((d) => demoTexts(d, renderer)), { vocabSize: s.vocabSize });
   const chat = new ChatFormat(tokenizer);
-  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext)).filter((x) => x !== undefined);
+  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer)).filter((x) => x !== undefined);
   const modelConfig = presetConfig(s.model, {
     vocabSize: tokenizer.vocabSize, maxContext: s.maxContext,
     ...(s.dModel > 0 ? { dModel: s.dModel, ffnSize: 64 * Math.ceil((8 * s.dModel) / 3 / 64) } : {}),
@@ -120,7 +135,7 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
   const policy = EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
   const bc = await trainNll(policy, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
 
-  const evalReport = await stage0Eval(config, policy, chat, world, quiet);
+  const evalReport = await stage0Eval(config, policy, chat, renderer, world, quiet);
   const report: Stage0Report = {
     episodes: episodes.length,
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
@@ -128,6 +143,8 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
     tokenizer: { vocabSize: tokenizer.vocabSize },
     model: { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext },
     corpusTokens: examples.reduce((a, e) => a + e.request.tokens.length, 0),
+    tokensPerEpisode: examples.length === 0 ? 0 : examples.reduce((a, e) => a + e.request.tokens.length, 0) / examples.length,
+    prompt: config.rollout.prompt,
     trainedTokens: examples.reduce((a, e) => a + e.mask.reduce((x, y) => x + y, 0), 0),
     bc,
     ...evalReport,
@@ -145,7 +162,7 @@ function rate(eps: readonly DemoEpisode[]): number {
 }
 
 /** Held-out success with and without hints, and the hint log-prob shift. */
-async function stage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, world: DemoWorld, quiet: boolean) {
+async function stage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, renderer: PromptRenderer, world: DemoWorld, quiet: boolean) {
   const s = config.stage0;
   const env = trainingEnv(config);
   // Held-out games: the generated (or real) seen-validation split, never the training pool.
@@ -153,25 +170,32 @@ async function stage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: Chat
   const hints = await Promise.all(tasks.map((t, i) => hindsightHint(world, t, deriveSeed(SEED, "eval", i))));
   const rollout = {
     seed: deriveSeed(SEED, "eval-rollout"), groupSize: 1, history: { mode: "full" } as const, maxSteps: world.maxSteps,
-    maxActionTokens: config.rollout.maxActionTokens, temperature: s.evalTemperature, chat,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: s.evalTemperature, chat, renderer, actionMask: config.rollout.actionMask,
   };
-  const bar = new Progress("stage0 eval", 3, { silent: quiet });
+  const misleading = hints.map(({ hint, oracle }, i) => misleadingHint(hint, oracle.initial, deriveSeed(SEED, "mislead", i)));
+  const withHint = (pick: (i: number) => string) => ({ ...rollout, promptTransform: (text: string, where: { readonly groupIndex: number }) => applySkill(text, pick(where.groupIndex), "insert") });
+  const bar = new Progress("stage0 eval", 4, { silent: quiet });
   const plain = await collectGroups(policy, world.makeEnv, tasks, rollout);
   bar.tick();
-  const hinted = await collectGroups(policy, world.makeEnv, tasks, { ...rollout, promptTransform: (text, where) => applySkill(text, hints[where.groupIndex]!.hint, "insert") });
+  const hinted = await collectGroups(policy, world.makeEnv, tasks, withHint((i) => hints[i]!.hint));
+  bar.tick();
+  // Games whose hint names no place (or a room with one kind) get no misleading variant: they are left out of that rate.
+  const misled = tasks.filter((_, i) => misleading[i] !== undefined);
+  const misledHints = misleading.filter((h) => h !== undefined);
+  const wrongRuns = await collectGroups(policy, world.makeEnv, misled, withHint((i) => misledHints[i]!));
   bar.tick();
   // The shift: hint-following expert actions scored under the correct hint, a misleading one, and none.
   const variants: { correct: ReturnType<typeof encodeDemo>; wrong: ReturnType<typeof encodeDemo>; none: ReturnType<typeof encodeDemo> }[] = [];
   tasks.forEach((task, i) => {
     const { hint, oracle } = hints[i]!;
-    const wrong = misleadingHint(hint, oracle.initial, deriveSeed(SEED, "mislead", i));
+    const wrong = misleading[i];
     if (hint === "" || wrong === undefined) return;
     const object = parseTaskSentence(oracle.initial.task)?.object ?? "";
     const followed = playDemo(world, task, deriveSeed(SEED, "eval", i), 0, followHint(priorsForTask(task, world.gen ?? {}), object, hintPlaces(hint)), hint);
     variants.push({
-      correct: encodeDemo(followed, chat, s.maxContext),
-      wrong: encodeDemo({ ...followed, hint: wrong }, chat, s.maxContext),
-      none: encodeDemo({ ...followed, hint: "" }, chat, s.maxContext),
+      correct: encodeDemo(followed, chat, s.maxContext, renderer),
+      wrong: encodeDemo({ ...followed, hint: wrong }, chat, s.maxContext, renderer),
+      none: encodeDemo({ ...followed, hint: "" }, chat, s.maxContext, renderer),
     });
   });
   const usable = variants.filter((v) => v.correct && v.wrong && v.none);
@@ -195,10 +219,16 @@ async function stage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: Chat
       n++;
     }
   });
+  const success = (ts: readonly Trajectory[]) => (ts.length === 0 ? 0 : ts.filter((t) => t.success).length / ts.length);
+  const turns = plain.reduce((a, t) => a + t.turns.length, 0);
   return {
     evalGames: tasks.length,
-    successNoHint: plain.length === 0 ? 0 : plain.filter((t) => t.success).length / plain.length,
-    successCorrectHint: hinted.length === 0 ? 0 : hinted.filter((t) => t.success).length / hinted.length,
+    successNoHint: success(plain),
+    successCorrectHint: success(hinted),
+    successMisleadingHint: success(wrongRuns),
+    misleadingGames: misled.length,
+    validActionsNoHint: turns === 0 ? 0 : plain.reduce((a, t) => a + t.turns.filter((x) => x.valid).length, 0) / turns,
+    turnsNoHint: plain.length === 0 ? 0 : turns / plain.length,
     logprobShiftCorrectVsMisleading: n === 0 ? 0 : dWrong / n,
     logprobShiftCorrectVsNone: n === 0 ? 0 : dNone / n,
     shiftActions: n,

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { Rng, deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
+import { rendererFor } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
@@ -94,7 +95,8 @@ async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: num
   const world = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
   const games = Math.min(config.stage0.games, Math.ceil(count / config.stage0.episodesPerGame));
   const episodes = await playCorpus(config, env.tasks(config.env.split, games), world, quiet);
-  return episodes.map((d) => encodeDemo(d, chat, maxContext)).filter((x) => x !== undefined).slice(0, count);
+  const renderer = rendererFor("alfworld", config.rollout.prompt);
+  return episodes.map((d) => encodeDemo(d, chat, maxContext, renderer)).filter((x) => x !== undefined).slice(0, count);
 }
 
 /** Runs Stage 1 from `baseDir` and writes `outDir/{model, stage1.json, labels.jsonl}`. */
@@ -111,7 +113,7 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
   const bar = new Progress("stage1 collect", env.maxSteps, { silent: quiet });
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, {
     seed: deriveSeed(SEED, "collect"), groupSize: s.rollouts, history: { mode: "full" }, maxSteps: env.maxSteps,
-    maxActionTokens: config.rollout.maxActionTokens, temperature: s.temperature, chat,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: s.temperature, chat, renderer: rendererFor(env.name, config.rollout.prompt), actionMask: config.rollout.actionMask,
     onStep: (_step, running) => bar.tick(1, `${running} episodes running`),
   });
   bar.done();
@@ -144,7 +146,7 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
   const actorTasks = env.tasks("valid_seen", Math.min(16, s.tasks));
   const acted = await collectGroups(policy, () => env.makeEnv(), actorTasks, {
     seed: deriveSeed(SEED, "actor-check"), groupSize: 1, history: { mode: "full" }, maxSteps: env.maxSteps,
-    maxActionTokens: config.rollout.maxActionTokens, temperature: 0.4, chat,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: 0.4, chat, renderer: rendererFor(env.name, config.rollout.prompt), actionMask: config.rollout.actionMask,
   });
   const turns = acted.reduce((a, t) => a + t.turns.length, 0);
   const actorAfter = {

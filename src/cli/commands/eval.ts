@@ -136,7 +136,8 @@ export const command: Command = {
     config = mergeConfig(config, {
       env: { name: envId, data, maxSteps },
       rollout: {
-        ...(served ? { history: "window", window: -1, maxActionTokens: 512 } : {}),
+        // A served LLM gets verl-agent's prompt; the compact one is for the embedded model.
+        ...(served ? { history: "window", window: -1, maxActionTokens: 512, prompt: "verl" } : {}),
         ...historyPatch(values.history),
         ...(values["max-action-tokens"] !== undefined ? { maxActionTokens: numberOption(values["max-action-tokens"], "max-action-tokens", 48) } : {}),
         ...(values["action-mask"] ? { actionMask: true } : {}),

@@ -4,6 +4,7 @@
  * then part of the recorded prompt ids, so the update trains on exactly what was sampled.
  */
 import type { Trajectory } from "../../core/trajectory.ts";
+import { rendererFor } from "../../agent/prompts/index.ts";
 import { collectGroups, type RolloutOptions } from "../../agent/rollout.ts";
 import { applySkill } from "../../skills/context.ts";
 import { librarySkill } from "../../skills/library.ts";
@@ -36,6 +37,7 @@ export function rolloutOptions(ctx: Pick<UpdateContext, "config" | "chat" | "env
     topP: c.rollout.topP,
     topK: c.rollout.topK,
     actionMask: c.rollout.actionMask,
+    renderer: rendererFor(ctx.env.name, c.rollout.prompt),
     chat: ctx.chat,
     ...(student
       ? { promptTransform: studentSkillTransform(ctx.env.name, c.skills.context, tasks) }
