@@ -251,11 +251,11 @@ export type Stage0Config = {
   episodesPerGame: number;
   /** Random-action rate of an episode without a hint. @default 0.3 */
   epsilon: number;
-  /** Share of episodes that carry a correct hint inserted by H. @default 0.5 */
+  /** Share of episodes that carry a correct hint inserted by H (0.5 measured weaker hint-following; docs/TRAINING.md §6). @default 0.7 */
   hintShare: number;
   /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
   hintEpsilon: number;
-  /** Optimizer steps of behaviour cloning (about 6 passes over the corpus). @default 1200 */
+  /** Optimizer steps of behaviour cloning (about 12 passes over the corpus; 1,200 measured a base that barely reads hints). @default 2400 */
   steps: number;
   /** Sequences per optimizer step. @default 4 */
   batch: number;
@@ -322,8 +322,8 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.5, hintEpsilon: 0.05,
-    steps: 1200, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
+    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05,
+    steps: 2400, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
   stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },
 };
