@@ -10,7 +10,7 @@ import { ensureBase } from "../src/train/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { TEST_CACHE, metricsLines, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
 
-const SEED_FAMILY = new Set(["seed", "seed-no-sft", "seed-no-refresh", "seed-static-library", "sdar", "opsd", "grpo-opsd"]);
+const SEED_FAMILY = new Set(["seed", "seed-no-sft", "seed-no-refresh", "seed-static-library", "seed-external-analyzer", "sdar", "opsd", "grpo-opsd"]);
 const NO_TRAINING = new Set(["vanilla", "skill-prompt"]);
 
 for (const preset of listPresets()) {

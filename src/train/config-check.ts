@@ -17,7 +17,7 @@ export const CHOICES: Readonly<Record<string, readonly string[]>> = {
   "kl.estimator": ["k1", "abs", "k2", "k3"],
   "opd.denominator": ["response", "active"],
   "opd.teacherScoring": ["live", "frozen"],
-  "skills.teacher": ["none", "self", "library", "static-self"],
+  "skills.teacher": ["none", "self", "library", "static-self", "external"],
   "skills.student": ["none", "library"],
   "skills.context": ["insert", "prepend"],
   "eval.skill": ["none", "library"],
@@ -104,7 +104,7 @@ export function crossFieldIssues(c: SeedConfig): ConfigIssue[] {
   if (c.pg.dualClip !== 0 && !(c.pg.dualClip > 1)) issues.push({ path: "pg.dualClip", message: `the dual-clip constant must be > 1 (or 0 for off), got ${c.pg.dualClip}` });
   const teacherTerm = c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
   if (teacherTerm && c.skills.teacher === "none") {
-    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef or rlsd.enabled) but the teacher has no skill source; pick self, library or static-self" });
+    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef or rlsd.enabled) but the teacher has no skill source; pick self, library, static-self or external" });
   }
   if (c.rlsd.enabled && c.pg.coef === 0) issues.push({ path: "rlsd.enabled", message: "RLSD rescales the policy-gradient advantages; it needs pg.coef > 0" });
   if (c.update.miniBatches > c.rollout.tasksPerUpdate * c.rollout.groupSize) {

@@ -99,6 +99,7 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("seed-no-sft").policy.sft, false);
   assert.equal(c("seed-no-refresh").skills.refreshEvery, 0);
   assert.equal(c("seed-static-library").skills.teacher, "static-self");
+  assert.equal(c("seed-external-analyzer").skills.teacher, "external");
   assert.equal(c("skill-grpo").skills.student, "library");
   assert.equal(c("skill-grpo").eval.skill, "none");
   assert.equal(c("skill-grpo-star").eval.skill, "library");

@@ -19,7 +19,13 @@ export type SkillSource =
   /** The static skill library of `skills/` (general + task-type skills): SDAR, Skill-SD, RLSD, OPSD, Skill-GRPO. */
   | "library"
   /** A library written once by the starting checkpoint's analyzer role, then frozen (the "static library" ablation). */
-  | "static-self";
+  | "static-self"
+  /**
+   * The Stage-1 external analyzer (`stage1.analyzer`) writes each trajectory's skill at every
+   * update: a privileged control that separates the value of hindsight skills from the quality
+   * of the policy's own analyzer role. Not a method of the paper.
+   */
+  | "external";
 
 /** The whole training configuration. Every field is plain JSON. */
 export type SeedConfig = {

@@ -2,13 +2,15 @@
  * Where skills come from in training: the policy's analyzer role writing one hindsight skill per
  * trajectory (SEED), the static library of `skills/` (SDAR, Skill-SD, RLSD, OPSD, Skill-GRPO),
  * and a `static-self` library written once by the starting checkpoint and then frozen (the
- * ablation "w/o on-policy skill"). Libraries are looked up by task key: the ALFWorld task type,
+ * ablation "w/o on-policy skill"), and an external analyzer at every update (a privileged
+ * control, not a method of the paper). Libraries are looked up by task key: the ALFWorld task type,
  * the environment name elsewhere.
  */
 import type { Trajectory } from "../core/trajectory.ts";
 import type { ChatFormat } from "../agent/chat-format.ts";
 import type { Policy } from "../policy/policy.ts";
-import { analysisMetrics, skillTexts, skillValidity, type Analysis } from "../skills/analyzer.ts";
+import { analysisMetrics, skillTexts, skillValidity, type Analysis, type Analyzer } from "../skills/analyzer.ts";
+import { serializeTrajectory } from "../skills/serialize.ts";
 import { librarySkill } from "../skills/library.ts";
 import { parseAlfworldTask } from "../skills/rule-alfworld.ts";
 import { policyAnalyzer, serializeForAnalyzer } from "./analyzer-role.ts";
@@ -51,6 +53,15 @@ export async function analyzeWithPolicy(analyzer: Policy, chat: ChatFormat, traj
 export async function selfSkills(analyzer: Policy, chat: ChatFormat, trajectories: readonly Trajectory[], options: SelfSkillOptions): Promise<TeacherSkills & { analyses: Analysis[] }> {
   const analyses = await analyzeWithPolicy(analyzer, chat, trajectories, options);
   return { skills: skillTexts(analyses), valid: skillValidity(analyses), metrics: analysisMetrics(analyses), analyses };
+}
+
+/**
+ * Skills written by an external analyzer (the Stage-1 labeller) for every trajectory, from the
+ * same serialization Stage 1 labels; an unusable answer gives v_τ = 0.
+ */
+export async function externalSkills(analyzer: Analyzer, trajectories: readonly Trajectory[]): Promise<TeacherSkills> {
+  const analyses = await analyzer.analyze(trajectories.map((t) => serializeTrajectory(t)));
+  return { skills: skillTexts(analyses), valid: skillValidity(analyses), metrics: analysisMetrics(analyses) };
 }
 
 /**

@@ -11,7 +11,8 @@ import { teacherSequences, type ScoredSequence } from "../../agent/training-view
 import { applySkill } from "../../skills/context.ts";
 import type { TeacherSkills, UpdateContext } from "../context.ts";
 import { deriveSeed } from "../../core/rng.ts";
-import { librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
+import { externalSkills, librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
+import { externalAnalyzer } from "../stage1.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The teacher skill of every trajectory, by the config's source. */
@@ -24,6 +25,8 @@ export async function teacherSkills(ctx: UpdateContext, trajectories: readonly T
       return librarySkills(ctx.env.name, trajectories);
     case "static-self":
       return staticSkills(ctx.env.name, ctx.staticLibrary ?? {}, trajectories);
+    case "external":
+      return externalSkills(externalAnalyzer(c), trajectories);
     case "self": {
       if (ctx.analyzer === null) throw new Error("self skills need an analyzer policy");
       const maxContext = c.rollout.maxContext > 0 ? Math.min(c.rollout.maxContext, ctx.analyzer.maxContext) : ctx.analyzer.maxContext;
