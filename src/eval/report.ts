@@ -84,7 +84,10 @@ function resultsSection(data: ExperimentData): string {
       const rows = data.arms.map((a) => [a.name, ...cols.map((c) => formatEstimate(a.evals[split]?.metrics[c])), String(a.evals[split]?.seeds ?? 0)]);
       out.push(`<h3>${esc(title)} (%)</h3>${htmlTable(["Method", ...cols, "seeds"], rows, "results")}`);
     }
-    out.push(`<p class="note">${esc(intervalNote(data.arms.map((a) => a.evals[split])))} Episodes per seed: ${present.metrics[present.headline]?.n ?? "?"} (${Object.entries(data.arms.find((a) => a.evals[split])?.runs[0]?.evals[split]?.counts ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}).</p>`);
+    // Per-run counts: the aggregated estimate's n counts seeds, not episodes.
+    const counts = Object.entries(data.arms.find((a) => a.evals[split])?.runs[0]?.evals[split]?.counts ?? {});
+    const episodes = counts.length > 0 ? counts.reduce((s, [, v]) => s + Number(v), 0) : "?";
+    out.push(`<p class="note">${esc(intervalNote(data.arms.map((a) => a.evals[split])))} Episodes per seed: ${episodes} (${counts.map(([k, v]) => `${k} ${v}`).join(", ")}).</p>`);
   }
   return out.length ? `<h2>Results</h2>${out.join("")}` : `<h2>Results</h2><p class="note">No evaluation records yet (eval/*.json in the run directories).</p>`;
 }
