@@ -21,7 +21,10 @@ export type TrainingEnv = {
   readonly invalidPenalty: number;
   /** A fresh environment instance. */
   makeEnv(): Env;
-  /** The first `count` tasks of a split (generated ones are deterministic in the run's world seed). */
+  /**
+   * `count` tasks of a split: the first `count` generated games (deterministic in the run's world
+   * seed), or `count` evenly spaced games of a real ALFWorld split (see {@link spreadTasks}).
+   */
   tasks(split: string, count: number): TaskSpec[];
   /** Generator options of generated ALFWorld games (for the expert's priors), undefined otherwise. */
   readonly alfworldGen?: AlfworldGenOptions;
@@ -32,6 +35,17 @@ export function alfworldGenOptions(config: SeedConfig): AlfworldGenOptions {
   const r = config.env.receptacles;
   const lo = Math.max(4, r - 2);
   return { receptacles: [lo, Math.max(lo, r + 2)] };
+}
+
+/**
+ * `count` evenly spaced elements of `xs` (all of them when `count` covers it). Real ALFWorld game
+ * ids sort by task type, so a prefix of a split is one or two types; evenly spaced games keep
+ * every type in its share and stay deterministic.
+ * @example spreadTasks([0, 1, 2, 3, 4, 5], 3) // [0, 2, 4]
+ */
+export function spreadTasks<T>(xs: readonly T[], count: number): T[] {
+  if (count >= xs.length) return [...xs];
+  return Array.from({ length: Math.max(0, count) }, (_, i) => xs[Math.floor((i * xs.length) / count)]!);
 }
 
 /** The training environment of a config. */
@@ -46,7 +60,7 @@ export function trainingEnv(config: SeedConfig): TrainingEnv {
       name, maxSteps, invalidPenalty,
       makeEnv: () => new AlfworldEnv({ maxSteps }),
       tasks: (split, count) => {
-        if (config.env.data !== "") return alfworldTasks(config.env.data, split).slice(0, count);
+        if (config.env.data !== "") return spreadTasks(alfworldTasks(config.env.data, split), count);
         if (!(GENERATED_SPLITS as readonly string[]).includes(split)) throw new UsageError(`generated alfworld has no split '${split}' (one of ${GENERATED_SPLITS.join(", ")})`);
         return alfworldGeneratedTasks(split as GeneratedSplit, count, { ...gen, seed: 0 });
       },

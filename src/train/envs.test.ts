@@ -1,0 +1,31 @@
+// Task pools of a training run: cuts of a real ALFWorld split keep every task type (ids sort by
+// type, so a prefix would not), and generated pools are the first games of the world.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { bucketOfPath } from "../envs/alfworld/tasks.ts";
+import { defaultConfig } from "./config.ts";
+import { spreadTasks, trainingEnv } from "./envs.ts";
+
+const ALFWORLD = resolve("../shared/data/alfworld");
+
+test("spreadTasks takes evenly spaced elements, all of them when the count covers the list", () => {
+  assert.deepEqual(spreadTasks([0, 1, 2, 3, 4, 5], 3), [0, 2, 4]);
+  assert.deepEqual(spreadTasks([0, 1, 2, 3, 4, 5, 6], 2), [0, 3]);
+  assert.deepEqual(spreadTasks([0, 1, 2], 5), [0, 1, 2]);
+  assert.deepEqual(spreadTasks([0, 1, 2], 0), []);
+});
+
+test("a cut of a real ALFWorld split covers all six task types; the whole split is every game", { skip: !existsSync(ALFWORLD) && "no ../shared/data/alfworld" }, () => {
+  const env = trainingEnv({ ...defaultConfig, env: { ...defaultConfig.env, data: ALFWORLD } });
+  const cut = env.tasks("valid_seen", 24);
+  assert.equal(cut.length, 24);
+  assert.equal(new Set(cut.map((t) => bucketOfPath(t.id))).size, 6, cut.map((t) => t.id).join("\n"));
+  assert.equal(env.tasks("valid_seen", Number.MAX_SAFE_INTEGER).length, 140);
+});
+
+test("generated pools are prefixes: a larger cut starts with the smaller one", () => {
+  const env = trainingEnv(defaultConfig);
+  assert.deepEqual(env.tasks("train", 8).map((t) => t.id), env.tasks("train", 16).slice(0, 8).map((t) => t.id));
+});
