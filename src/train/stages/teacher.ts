@@ -1,6 +1,7 @@
 /**
  * Stages `analyze` and `teacher views`: the skill of each trajectory (the analyzer role of θ_old
- * or its snapshot, the static library, or the frozen `static-self` library), then the teacher's
+ * or its snapshot, the static library, the frozen `static-self` library, or the Stage-1 external
+ * analyzer as a control), then the teacher's
  * view of every sequence: the recorded prompt text rebuilt through H with that skill, followed by
  * the sampled ids untouched (agent/training-views.ts). A trajectory without a usable skill has no
  * teacher view (v_τ = 0): no distillation term, the RL term unchanged.
