@@ -102,8 +102,8 @@ export type SeedConfig = {
     /**
      * Prompt style (`agent/prompts`): `verl` is verl-agent's wording, what pretrained LLMs should
      * get; `compact` is the short ALFWorld prompt the embedded model is trained on (room
-     * sentence, task line, then one observation per turn; no admissible list), about a sixth of
-     * the tokens per episode. Environments without a compact renderer use their standard one.
+     * sentence, task line, then one observation per turn; no admissible list), about 2.8×
+     * fewer tokens per episode. Environments without a compact renderer use their standard one.
      * Stage 0 trains in this style, so a base and every run from it must agree.
      * @default "compact"
      */
