@@ -7,7 +7,7 @@
  *   4. eval      both on the generated seen and unseen splits (identical games and env seeds)
  *   5. report    `<out>/report.html`, `<out>/summary.json`, and a three-line verdict
  *
- * Sizes come from the experiment presets `configs/experiments/demo.json` (about 20 minutes on two
+ * Sizes come from the experiment presets `configs/experiments/demo.json` (about 15 minutes on two
  * cores) and `demo-quick.json` (`--quick`, well under 3 minutes; it exercises every stage and
  * measures next to nothing). The verdict's interval: with three or more training seeds, a
  * Student-t interval over seeds of the paired SEED − GRPO difference; with fewer, a paired

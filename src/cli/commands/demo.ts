@@ -13,8 +13,8 @@ const USAGE = `usage: seed demo [--quick] [--out <dir>] [--seeds <n,...>] [--cac
 
 The whole pipeline on the embedded defaults: Stage 0 (base agent), Stage 1 (hindsight-skill SFT),
 SEED and GRPO side by side, evaluation on the generated seen and unseen ALFWorld splits, and an
-HTML report. About 20 minutes on two cores (configs/experiments/demo.json); --quick runs the
-same stages at smoke sizes in well under 3 minutes (configs/experiments/demo-quick.json).
+HTML report. About 15 minutes on two idle cores (configs/experiments/demo.json); --quick runs
+the same stages at smoke sizes in well under 3 minutes (configs/experiments/demo-quick.json).
 Running it again with the same --out resumes and reuses what is finished.
 
   --out <dir>        output folder (default runs/demo, or runs/demo-quick with --quick)
