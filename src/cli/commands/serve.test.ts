@@ -93,7 +93,11 @@ test("seed serve and seed eval report user mistakes in one line", () => {
   const run = (...args: string[]) => spawnSync(process.execPath, [seedBin, ...args], { cwd: root, encoding: "utf8" });
   const a = run("serve", "--checkpoint", "/nonexistent/ckpt");
   assert.equal(a.status, 2);
-  assert.match(a.stderr, /^seed serve: checkpoint directory .* does not exist\n$/);
+  assert.match(a.stderr, /^seed serve: no checkpoint at \/nonexistent\/ckpt\n$/);
+  // --checkpoint takes what seed eval takes; a folder that is none of them is named as such.
+  const d = run("serve", "--checkpoint", "docs");
+  assert.equal(d.status, 2);
+  assert.match(d.stderr, /^seed serve: docs is neither a run directory nor a checkpoint \(no config\.json\)\n$/);
   const b = run("eval", "--env", "sokoban");
   assert.equal(b.status, 2);
   assert.match(b.stderr, /exactly one of --policy/);

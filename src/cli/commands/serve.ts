@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
+import { resolveCheckpoint } from "./eval.ts";
 import { createOpenAiServer } from "../../agent/openai-server.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { numberOption, parseOptions, requireOption } from "../args.ts";
@@ -15,7 +16,8 @@ import type { Command } from "../main.ts";
 
 const USAGE = `usage: seed serve --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--name <model>] [--seed 0] [--quiet]
 
-Serves /v1/models, /v1/completions (logprobs, echo) and /v1/chat/completions for the checkpoint.
+Serves /v1/models, /v1/completions (logprobs, echo) and /v1/chat/completions for the checkpoint:
+a run directory (its newest checkpoint), one checkpoint, or a policy directory.
 --port 0 picks a free port; the chosen URL is printed as one JSON line on stdout.`;
 
 export const command: Command = {
@@ -34,12 +36,14 @@ export const command: Command = {
       console.log(USAGE);
       return 0;
     }
-    const dir = resolve(requireOption(values.checkpoint, "checkpoint"));
-    if (!existsSync(dir)) throw new UsageError(`checkpoint directory ${dir} does not exist`);
+    // The same paths as `seed eval --checkpoint`: a run directory (its newest checkpoint), one
+    // checkpoint, or a bare policy directory.
+    const given = requireOption(values.checkpoint, "checkpoint");
+    const dir = resolveCheckpoint(given).policyDir;
     const port = numberOption(values.port, "port", 8000);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer in [0, 65535], got ${port}`);
     const host = values.host ?? "127.0.0.1";
-    const modelName = values.name ?? basename(dir);
+    const modelName = values.name ?? basename(resolve(given));
     const policy = await EmbeddedPolicy.load(dir);
     const tokenizerPath = join(dir, "tokenizer.json");
     const server = createOpenAiServer(policy, {
