@@ -18,19 +18,10 @@ import { fileURLToPath } from "node:url";
 import { Rng } from "../core/rng.ts";
 import { createEngine, referenceEngine } from "./engine.ts";
 import { loadNative, nativeAddonPath, nativeShieldState } from "./native.ts";
+import { relErr } from "../testing/rel-err.ts";
 
 const loaded = loadNative();
 const skip = loaded.ok ? false : `native addon unavailable: ${loaded.error.message}`;
-
-/** max |a − b| / max(1, max |b|). */
-function relErr(a: Float32Array, b: Float32Array): number {
-  let d = 0, s = 1;
-  for (let i = 0; i < b.length; i++) {
-    d = Math.max(d, Math.abs(a[i]! - b[i]!));
-    s = Math.max(s, Math.abs(b[i]!));
-  }
-  return d / s;
-}
 
 test("native attention on the shapes that corrupted the heap (key counts 253..256 and past 505) equals the reference", { skip }, () => {
   const nat = createEngine({ kind: "native" }), ref = referenceEngine();

@@ -8,6 +8,7 @@ import { createEngine, referenceEngine, type Engine } from "./engine.ts";
 import { loadNative, nativeBf16Matmul } from "./native.ts";
 import { roundBf16 } from "./ops/matmul.ts";
 import type { AllowedSets, MatmulDtype } from "./kernels.ts";
+import { relErr } from "../testing/rel-err.ts";
 
 /** LM head forward, backward and the one-pass kernel, native vs reference, on random rows (a third restricted). */
 function lmHeadCase(rng: Rng, rows: number, D: number, V: number): void {
@@ -46,16 +47,6 @@ const ref = referenceEngine();
 const nat: Engine | null = loaded.ok ? createEngine({ kind: "native" }) : null;
 
 const rand = (rng: Rng, n: number, scale = 1) => Float32Array.from({ length: n }, () => rng.normal() * scale);
-
-/** Largest |a − b| / (atol + |b|·rtol)-style error: max |a−b| / max(1, max|b|). */
-function relErr(a: Float32Array, b: Float32Array): number {
-  let d = 0, s = 1;
-  for (let i = 0; i < b.length; i++) {
-    d = Math.max(d, Math.abs(a[i]! - b[i]!));
-    s = Math.max(s, Math.abs(b[i]!));
-  }
-  return d / s;
-}
 
 /** Runs `f` on both engines with cloned outputs and returns both sets of outputs. */
 function both<const T extends readonly Float32Array[]>(make: () => T, f: (e: Engine, outs: T) => void): [T, T] {
