@@ -13,7 +13,8 @@ export { parseOverrideArgs, overridesToPatch, splitOverrideArgs } from "./overri
 export { train, loadRunPolicy, readRunConfig, metricsWithoutTimings, type TrainOptions, type TrainResult } from "./trainer.ts";
 export { runUpdate, type UpdateResult } from "./update.ts";
 export { runStage0, type Stage0Report, type Stage0Options } from "./stage0.ts";
-export { runStage1, externalAnalyzer, type Stage1Report, type Stage1Options } from "./stage1.ts";
+export { runStage1, type Stage1Report, type Stage1Options } from "./stage1.ts";
+export { externalAnalyzer } from "./skill-sources.ts";
 export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./base.ts";
 export { trainingEnv, type TrainingEnv } from "./envs.ts";
 export { studentSkillTransform } from "./stages/rollout.ts";

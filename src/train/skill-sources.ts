@@ -11,6 +11,12 @@ import type { ChatFormat } from "../agent/chat-format.ts";
 import type { Policy } from "../policy/policy.ts";
 import { analysisMetrics, skillTexts, skillValidity, type Analysis, type Analyzer } from "../skills/analyzer.ts";
 import { serializeTrajectory } from "../skills/serialize.ts";
+import { deriveSeed } from "../core/rng.ts";
+import { degradedAnalyzer } from "../skills/degraded-analyzer.ts";
+import { llmAnalyzer } from "../skills/llm-analyzer.ts";
+import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
+import type { SeedConfig } from "./config.ts";
+import { chatCompletion } from "./llm-endpoint.ts";
 import { librarySkill } from "../skills/library.ts";
 import { parseAlfworldTask } from "../skills/rule-alfworld.ts";
 import { policyAnalyzer, serializeForAnalyzer } from "./analyzer-role.ts";
@@ -53,6 +59,17 @@ export async function analyzeWithPolicy(analyzer: Policy, chat: ChatFormat, traj
 export async function selfSkills(analyzer: Policy, chat: ChatFormat, trajectories: readonly Trajectory[], options: SelfSkillOptions): Promise<TeacherSkills & { analyses: Analysis[] }> {
   const analyses = await analyzeWithPolicy(analyzer, chat, trajectories, options);
   return { skills: skillTexts(analyses), valid: skillValidity(analyses), metrics: analysisMetrics(analyses), analyses };
+}
+
+/**
+ * The external analyzer of a config (`stage1.analyzer`): the labeller of Stage 1 and the skill
+ * source of `skills.teacher = "external"`. The degraded analyzer's seed is Stage 1's stream.
+ */
+export function externalAnalyzer(config: SeedConfig): Analyzer {
+  const s = config.stage1;
+  if (s.analyzer === "llm") return llmAnalyzer(chatCompletion({ baseUrl: s.endpoint, model: s.model }), { attempts: 2, name: `llm(${s.model})` });
+  if (s.analyzer === "degraded") return degradedAnalyzer(ruleAnalyzer(), { rate: s.degradeRate, seed: deriveSeed(deriveSeed(0, "stage1"), "degrade") });
+  return ruleAnalyzer();
 }
 
 /**

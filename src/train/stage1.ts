@@ -25,19 +25,14 @@ import { rendererFor } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
-import type { Analyzer } from "../skills/analyzer.ts";
 import { analysisMetrics } from "../skills/analyzer.ts";
-import { degradedAnalyzer } from "../skills/degraded-analyzer.ts";
-import { llmAnalyzer } from "../skills/llm-analyzer.ts";
-import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
 import { serializeTrajectory } from "../skills/serialize.ts";
 import { analyzerPrompt } from "../skills/template.ts";
 import { serializeForAnalyzer, sftRequest } from "./analyzer-role.ts";
 import type { SeedConfig } from "./config.ts";
 import { trainingEnv } from "./envs.ts";
-import { chatCompletion } from "./llm-endpoint.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
-import { analyzeWithPolicy } from "./skill-sources.ts";
+import { analyzeWithPolicy, externalAnalyzer } from "./skill-sources.ts";
 import { playCorpus, writeAtomically } from "./stage0.ts";
 import { encodeDemo } from "./demos.ts";
 
@@ -79,14 +74,6 @@ export type Stage1Options = {
 };
 
 const SEED = deriveSeed(0, "stage1");
-
-/** The external analyzer of a config. */
-export function externalAnalyzer(config: SeedConfig): Analyzer {
-  const s = config.stage1;
-  if (s.analyzer === "llm") return llmAnalyzer(chatCompletion({ baseUrl: s.endpoint, model: s.model }), { attempts: 2, name: `llm(${s.model})` });
-  if (s.analyzer === "degraded") return degradedAnalyzer(ruleAnalyzer(), { rate: s.degradeRate, seed: deriveSeed(SEED, "degrade") });
-  return ruleAnalyzer();
-}
 
 /** `count` Stage-0 demonstrations (the same seeded corpus Stage 0 trained on), encoded for replay. */
 async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: number, count: number, quiet: boolean): Promise<SftExample[]> {

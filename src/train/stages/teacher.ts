@@ -12,8 +12,7 @@ import { teacherSequences, type ScoredSequence } from "../../agent/training-view
 import { applySkill } from "../../skills/context.ts";
 import type { TeacherSkills, UpdateContext } from "../context.ts";
 import { deriveSeed } from "../../core/rng.ts";
-import { externalSkills, librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
-import { externalAnalyzer } from "../stage1.ts";
+import { externalAnalyzer, externalSkills, librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The teacher skill of every trajectory, by the config's source. */
