@@ -28,3 +28,6 @@ if [ ! -f node_modules/.seed-lock-hash ] || [ "$(cat node_modules/.seed-lock-has
 elif [ ! -f native/build/Release/seed_native.node ] && [ -f native/binding.gyp ]; then
   node scripts/build-native.mjs
 fi
+
+# the reference implementations some tests compare against (thefuzz, tokenizers, ...)
+./scripts/setup-python.sh
