@@ -16,7 +16,7 @@ export function pythonSkip(...modules: string[]): string | false {
   if (!existsSync(VENV_PYTHON)) return "no .venv (run scripts/setup-python.sh)";
   for (const m of modules) {
     const r = spawnSync(VENV_PYTHON, ["-c", `import ${m}`], { encoding: "utf8" });
-    if (r.status !== 0) return `python module ${m} is not in .venv (add it to scripts/python/requirements-*.txt)`;
+    if (r.status !== 0) return `python module ${m} is not in .venv (add it to scripts/python/requirements-test.txt)`;
   }
   return false;
 }
