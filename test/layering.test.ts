@@ -14,14 +14,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   math: ["core"],
   engine: ["core"],
   envs: ["core"],
+  config: ["core", "math", "envs"],
   model: ["core", "engine"],
   policy: ["core", "model", "engine"],
   agent: ["core", "envs", "policy"],
   skills: ["core", "agent", "policy", "envs"],
-  train: ["core", "math", "engine", "model", "policy", "envs", "agent", "skills"],
-  eval: ["core", "math", "engine", "model", "policy", "envs", "agent", "skills", "train"],
-  cli: ["core", "math", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
-  testing: ["core", "math", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
+  train: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills"],
+  eval: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train"],
+  cli: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
+  testing: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

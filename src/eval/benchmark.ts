@@ -19,7 +19,7 @@ import type { Env, TaskSpec } from "../envs/env.ts";
 import type { Policy } from "../policy/policy.ts";
 import { ChatFormat } from "../agent/chat-format.ts";
 import type { RolloutOptions } from "../agent/rollout.ts";
-import type { SeedConfig } from "../train/config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "../train/envs.ts";
 import { rolloutOptions } from "../train/stages/rollout.ts";
 import { breakdown, groupOf, type Breakdown } from "./breakdown.ts";

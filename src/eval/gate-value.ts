@@ -29,7 +29,7 @@ import { gate } from "../math/distill.ts";
 import { mean, pearson, quantile, spearman } from "../math/stats.ts";
 import type { Policy } from "../policy/policy.ts";
 import { applySkill } from "../skills/context.ts";
-import type { SeedConfig } from "../train/config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "../train/envs.ts";
 import { scoreAll } from "../train/scoring.ts";
 import { librarySkills, selfSkills } from "../train/skill-sources.ts";

@@ -16,7 +16,7 @@ import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
 import type { Tokenizer } from "../policy/policy.ts";
 import { mean, quantile } from "../math/stats.ts";
 import { baseDirs } from "../train/base.ts";
-import type { SeedConfig } from "../train/config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";
 import { readExperiment, referenceArm, totalSeconds, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";

@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
-import type { SeedConfig } from "../train/config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import type { Estimate } from "./breakdown.ts";
 
 /** One metrics line (numbers, plus the nested `seconds` object). */

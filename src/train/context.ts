@@ -8,7 +8,7 @@ import type { ChatFormat } from "../agent/chat-format.ts";
 import type { ScoredSequence } from "../agent/training-views.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import type { Policy, TrainablePolicy } from "../policy/policy.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import type { TrainingEnv } from "./envs.ts";
 import type { StepSample, UpdateSequences } from "./sequences.ts";
 import type { StageTimer } from "./timer.ts";

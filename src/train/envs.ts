@@ -10,7 +10,7 @@ import type { Env, TaskSpec } from "../envs/env.ts";
 import { AlfworldEnv, alfworldGeneratedTasks, alfworldTasks, GENERATED_SPLITS, type AlfworldGenOptions, type GeneratedSplit } from "../envs/alfworld/index.ts";
 import { makeEnv, taskSource } from "../envs/registry.ts";
 import { PROTOCOL, isEnvId } from "../agent/protocol.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 
 /** An environment as a training run uses it. */
 export type TrainingEnv = {

@@ -15,7 +15,7 @@ import { deriveSeed } from "../core/rng.ts";
 import { degradedAnalyzer } from "../skills/degraded-analyzer.ts";
 import { llmAnalyzer } from "../skills/llm-analyzer.ts";
 import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { chatCompletion } from "./llm-endpoint.ts";
 import { librarySkill } from "../skills/library.ts";
 import { parseAlfworldTask } from "../skills/rule-alfworld.ts";

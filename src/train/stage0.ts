@@ -28,7 +28,7 @@ import { saveCheckpoint } from "../model/checkpoint.ts";
 import { trainBpe } from "../model/tokenizer/index.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { applySkill } from "../skills/context.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, type DemoEpisode, type DemoWorld } from "./demos.ts";
 import { trainingEnv } from "./envs.ts";
 import { scoreAll } from "./scoring.ts";

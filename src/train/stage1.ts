@@ -29,7 +29,7 @@ import { analysisMetrics } from "../skills/analyzer.ts";
 import { serializeTrajectory } from "../skills/serialize.ts";
 import { analyzerPrompt } from "../skills/template.ts";
 import { serializeForAnalyzer, sftRequest } from "./analyzer-role.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "./envs.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy, externalAnalyzer } from "./skill-sources.ts";

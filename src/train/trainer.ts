@@ -27,7 +27,7 @@ import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
 import type { Policy } from "../policy/policy.ts";
 import { ensureBase, type BaseOptions } from "./base.ts";
 import { checkpointName, listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "./checkpoint.ts";
-import type { SeedConfig } from "./config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import type { MiniBatchTrace } from "./context.ts";
 import { trainingEnv, type TrainingEnv } from "./envs.ts";
 import { isTimingKey, metricsLine } from "./metrics.ts";

@@ -14,7 +14,7 @@
  */
 import type { Trajectory } from "../core/trajectory.ts";
 import { grpoAdvantages } from "../math/advantages.ts";
-import { trains, needsTeacher } from "./config.ts";
+import { trains, needsTeacher } from "../config/config.ts";
 import type { TeacherSkills, UpdateContext } from "./context.ts";
 import { rolloutMetrics } from "./metrics.ts";
 import { advantageSamples, buildSequences } from "./sequences.ts";

@@ -20,7 +20,7 @@ import { RemotePolicy } from "../../policy/remote.ts";
 import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
 import { makeEnv } from "../../envs/registry.ts";
 import { appendTrajectories } from "../../agent/jsonl.ts";
-import { defaultConfig, mergeConfig, type SeedConfig } from "../../train/config.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
 import { checkpointUpdates, isRunDir, writeEvalRecord } from "../../eval/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";

@@ -5,8 +5,8 @@
 import { join } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { baseDirs, defaultCacheDir } from "../../train/base.ts";
-import { resolveConfig } from "../../train/presets.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
+import { resolveConfig } from "../../config/presets.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
 import { runStage0 } from "../../train/stage0.ts";
 import { runStage1 } from "../../train/stage1.ts";
 import { existsSync } from "node:fs";

@@ -4,8 +4,8 @@
  * file ← dotted overrides (`--opd.beta=0`); every config problem is reported at once.
  */
 import { UsageError } from "../../core/errors.ts";
-import { listPresets, resolveConfig } from "../../train/presets.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
+import { listPresets, resolveConfig } from "../../config/presets.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
 import { train } from "../../train/trainer.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";

@@ -14,7 +14,7 @@ import { broadcastToTokens } from "../../math/batch.ts";
 import { gate } from "../../math/distill.ts";
 import { combineLosses, type LossInput, type LossName, type LossSettings, type WeightedTerm } from "../../math/losses.ts";
 import { rlsdLambda, rlsdTokenAdvantages } from "../../math/rlsd.ts";
-import type { SeedConfig } from "../config.ts";
+import type { SeedConfig } from "../../config/config.ts";
 import type { UpdateContext } from "../context.ts";
 import { backwardAll, scoreAll } from "../scoring.ts";
 import { buildMiniBatch, gather, gatherLocal, partition, samplesBySequence, scatter, type UpdateSequences } from "../sequences.ts";

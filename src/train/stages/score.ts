@@ -7,7 +7,7 @@
  */
 import type { ScoredSequence } from "../../agent/training-views.ts";
 import type { UpdateContext } from "../context.ts";
-import { needsTeacher } from "../config.ts";
+import { needsTeacher } from "../../config/config.ts";
 import { scoreAll } from "../scoring.ts";
 import type { UpdateSequences } from "../sequences.ts";
 

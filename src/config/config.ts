@@ -7,7 +7,7 @@
  *
  * Defaults follow the paper (SEED-NOTES.md §2, Table 5) except where the embedded tiny model
  * needs its own value; each such departure says why in its TSDoc. Not here: validation
- * (`config-check.ts`), reading preset files (`presets.ts`) and CLI overrides (`overrides.ts`).
+ * (`check.ts`), reading preset files (`presets.ts`) and CLI overrides (`overrides.ts`).
  */
 
 /** Where a teacher (or student) skill comes from. */
@@ -352,4 +352,4 @@ export function needsTeacher(c: SeedConfig): boolean {
   return c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
 }
 
-export { CHOICES, crossFieldIssues, shapeIssues, validateConfig } from "./config-check.ts";
+export { CHOICES, crossFieldIssues, shapeIssues, validateConfig } from "./check.ts";
