@@ -20,7 +20,8 @@ import { ConfigError, SeedError } from "../core/errors.ts";
 import { Progress } from "../core/progress.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
 import type { SeedConfig } from "../config/config.ts";
-import { trains } from "../config/config.ts";
+import { upgradeConfig } from "../config/config.ts";
+import { planMethod } from "../config/method.ts";
 import { ensureBase } from "../train/base.ts";
 import { resolveConfig } from "../config/presets.ts";
 import { train } from "../train/trainer.ts";
@@ -145,12 +146,12 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
   // A run that already started keeps the config it recorded: the library's defaults may have
   // moved since, and a resumed run (or a re-evaluation) must use the settings it trained with.
   const recordedPath = join(plan.runDir, "config.json");
-  const config: SeedConfig = existsSync(recordedPath) ? (JSON.parse(readFileSync(recordedPath, "utf8")) as SeedConfig) : plan.config;
+  const config: SeedConfig = existsSync(recordedPath) ? (upgradeConfig(JSON.parse(readFileSync(recordedPath, "utf8"))) as SeedConfig) : plan.config;
   if (JSON.stringify(config) !== JSON.stringify(plan.config)) log(`${plan.arm.name} s${plan.seed}: using the config recorded in ${recordedPath} (the preset now resolves differently)`);
   const cacheDir = resolve(options.cacheDir ?? join(options.out, "cache"));
   const quiet = options.quiet ?? false;
   let trained = 0;
-  if (trains(config) && config.run.updates > 0) {
+  if (planMethod(config).trains && config.run.updates > 0) {
     if (checkpointUpdates(plan.runDir).at(-1) !== config.run.updates) {
       log(`train ${plan.arm.name} s${plan.seed} (${config.method.name}, ${config.run.updates} updates) -> ${plan.runDir}`);
       const result = await train(config, { runDir: plan.runDir, cacheDir, quiet });

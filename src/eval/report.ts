@@ -17,6 +17,7 @@ import type { Tokenizer } from "../policy/policy.ts";
 import { mean, quantile } from "../math/stats.ts";
 import { baseDirs } from "../train/base.ts";
 import type { SeedConfig } from "../config/config.ts";
+import { describeMethod, planMethod } from "../config/method.ts";
 import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";
 import { readExperiment, referenceArm, totalSeconds, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";
@@ -236,7 +237,7 @@ export function reportFor(dir: string, options: ReportOptions = {}): string {
     const run = readRunDir(abs);
     const name = run.config?.method.name ?? run.name;
     const data: ExperimentData = {
-      dir: abs, name: `${name} — ${run.name}`, summary: run.config?.method.formula ?? "", question: "", table: "results",
+      dir: abs, name: `${name} — ${run.name}`, summary: run.config ? describeMethod(planMethod(run.config)) : "", question: "", table: "results",
       splits: Object.keys(run.evals), manifest: null,
       arms: readExperiment(abs).arms,
     };

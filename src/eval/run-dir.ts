@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
-import type { SeedConfig } from "../config/config.ts";
+import { upgradeConfig, type SeedConfig } from "../config/config.ts";
 import type { Estimate } from "./breakdown.ts";
 
 /** One metrics line (numbers, plus the nested `seconds` object). */
@@ -192,7 +192,7 @@ export function writeEvalRecord(dir: string, record: Record<string, unknown> & {
 export function readRunDir(dir: string, options: { sampleFiles?: number } = {}): RunData {
   const abs = resolve(dir);
   if (!isRunDir(abs)) throw new UsageError(`${dir} is not a run directory (needs config.json and metrics.jsonl, checkpoints/ or eval/)`);
-  const config = readJsonFile(join(abs, "config.json")) as SeedConfig;
+  const config = upgradeConfig(readJsonFile(join(abs, "config.json"))) as SeedConfig;
   const checkpoints = checkpointUpdates(abs);
   const newest = checkpoints.at(-1);
   const tok = newest === undefined ? null : join(abs, "checkpoints", `update-${String(newest).padStart(6, "0")}`, "policy", "tokenizer.json");

@@ -9,6 +9,7 @@ import type { ScoredSequence } from "../agent/training-views.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import type { Policy, TrainablePolicy } from "../policy/policy.ts";
 import type { SeedConfig } from "../config/config.ts";
+import type { MethodPlan } from "../config/method.ts";
 import type { TrainingEnv } from "./envs.ts";
 import type { StepSample, UpdateSequences } from "./sequences.ts";
 import type { StageTimer } from "./timer.ts";
@@ -29,6 +30,8 @@ export type MiniBatchTrace = {
 /** Everything one update reads. */
 export type UpdateContext = {
   readonly config: SeedConfig;
+  /** What the method computes (`planMethod(config)`): the only place the stages learn which terms, estimator and teacher run. */
+  readonly plan: MethodPlan;
   /** 1-based index of this update. */
   readonly update: number;
   /** θ, which equals θ_old when the update starts. */

@@ -7,7 +7,9 @@
  * const result = await train(config, { runDir: "runs/seed" });
  * const policy = await loadRunPolicy(result.runDir);
  */
-export { defaultConfig, validateConfig, type SeedConfig, type SkillSource, type Stage0Config, type Stage1Config } from "../config/config.ts";
+export { validateConfig } from "../config/check.ts";
+export { planMethod, describeMethod, type MethodPlan, type MethodCatalogue } from "../config/method.ts";
+export { defaultConfig, type SeedConfig, type SkillSource, type Stage0Config, type Stage1Config } from "../config/config.ts";
 export { resolveConfig, listPresets, findPreset, readPreset, canonicalName, type Preset, type ConfigSources } from "../config/presets.ts";
 export { parseOverrideArgs, overridesToPatch, splitOverrideArgs } from "../config/overrides.ts";
 export { train, loadRunPolicy, readRunConfig, metricsWithoutTimings, type TrainOptions, type TrainResult } from "./trainer.ts";

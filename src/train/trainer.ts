@@ -27,7 +27,8 @@ import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
 import type { Policy } from "../policy/policy.ts";
 import { ensureBase, type BaseOptions } from "./base.ts";
 import { checkpointName, listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "./checkpoint.ts";
-import type { SeedConfig } from "../config/config.ts";
+import { upgradeConfig, type SeedConfig } from "../config/config.ts";
+import { planMethod, type MethodCatalogue } from "../config/method.ts";
 import type { MiniBatchTrace } from "./context.ts";
 import { trainingEnv, type TrainingEnv } from "./envs.ts";
 import { isTimingKey, metricsLine } from "./metrics.ts";
@@ -47,6 +48,8 @@ export type TrainOptions = BaseOptions & {
   readonly onUpdate?: (line: Record<string, unknown>) => void;
   /** Called for every mini-batch (tests: per-term weights). */
   readonly onMiniBatch?: (trace: MiniBatchTrace) => void;
+  /** Catalogues of loss terms and estimators the method is planned from. @default the built-in ones */
+  readonly catalogue?: MethodCatalogue;
 };
 
 /** What a finished run reports. */
@@ -72,7 +75,7 @@ function claimRunDir(runDir: string, config: SeedConfig): void {
   if (existsSync(path)) {
     let old: unknown;
     try {
-      old = JSON.parse(readFileSync(path, "utf8"));
+      old = upgradeConfig(JSON.parse(readFileSync(path, "utf8")));
     } catch {
       old = undefined;
     }
@@ -139,6 +142,7 @@ function clearCache(p: Policy | null): void {
  */
 export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
   const runDir = resolve(options.runDir);
+  const plan = planMethod(config, options.catalogue);
   claimRunDir(runDir, config);
   updateRunConfig(runDir, config);
   const env = trainingEnv(config);
@@ -182,7 +186,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
     const wall0 = performance.now();
     const tasks = taskIndices(config.run.seed, pool.length, u, config.rollout.tasksPerUpdate).map((i) => pool[i]!);
     const result = await runUpdate({
-      config, update: u, policy, reference: config.kl.coef > 0 ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
+      config, plan, update: u, policy, reference: plan.needsReference ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
       ...(options.onMiniBatch ? { onMiniBatch: options.onMiniBatch } : {}),
     });
     await timer.time("samples", () => writeSamples(runDir, config, u, result));
@@ -290,5 +294,5 @@ export async function loadRunPolicy(runDir: string): Promise<EmbeddedPolicy> {
 export function readRunConfig(runDir: string): SeedConfig {
   const path = join(runDir, "config.json");
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
-  return JSON.parse(readFileSync(path, "utf8")) as SeedConfig;
+  return upgradeConfig(JSON.parse(readFileSync(path, "utf8"))) as SeedConfig;
 }

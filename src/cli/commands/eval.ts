@@ -20,7 +20,7 @@ import { RemotePolicy } from "../../policy/remote.ts";
 import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
 import { makeEnv } from "../../envs/registry.ts";
 import { appendTrajectories } from "../../agent/jsonl.ts";
-import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
+import { defaultConfig, mergeConfig, upgradeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
 import { checkpointUpdates, isRunDir, writeEvalRecord } from "../../eval/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";
@@ -123,7 +123,7 @@ export const command: Command = {
 
     // The config the policy is evaluated under: the run's own, or the defaults for this env.
     const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
-    let config: SeedConfig = target?.runDir ? (JSON.parse(readFileSync(join(target.runDir, "config.json"), "utf8")) as SeedConfig) : structuredClone(defaultConfig);
+    let config: SeedConfig = target?.runDir ? (upgradeConfig(JSON.parse(readFileSync(join(target.runDir, "config.json"), "utf8"))) as SeedConfig) : structuredClone(defaultConfig);
     const envId = values.env ?? (target?.runDir ? config.env.name : requireOption(values.env, "env"));
     if (target?.runDir && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not ${values.env}`);
     const served = target === null;
