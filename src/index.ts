@@ -54,9 +54,9 @@ export { collectGroups, type RolloutOptions, type HistoryOption } from "./agent/
 /** Score/teacher views of trajectories for training. */
 export { policySequences, teacherSequences, splitByTurn, type ScoredSequence } from "./agent/training-views.ts";
 /** Chat formatting on token ids. */
-export { ChatFormat } from "./agent/chat-format.ts";
+export { ChatFormat } from "./policy/chat-format.ts";
 /** An OpenAI-compatible HTTP server over any policy. */
-export { createOpenAiServer } from "./agent/openai-server.ts";
+export { createOpenAiServer } from "./policy/openai-server.ts";
 
 // the upper layers, as namespaces
 /** The loss catalogue, advantages, statistics and the paper's identities. */

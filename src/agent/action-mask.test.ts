@@ -4,7 +4,7 @@ import { trainBpe } from "../model/tokenizer/train.ts";
 import { encodeChat } from "../model/tokenizer/chat.ts";
 import { TinyTokenizer } from "../testing/tiny-tokenizer.ts";
 import { buildActionMask, replayConstraint } from "./action-mask.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { Tokenizer } from "../policy/policy.ts";
 
 const ACTIONS = ["go to desk 1", "go to desk 10", "go to drawer 2", "open drawer 2", "take mug 1 from desk 1", "look"];

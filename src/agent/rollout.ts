@@ -26,7 +26,7 @@ import type { HistoryMode, Trajectory, Turn } from "../core/trajectory.ts";
 import type { Env, Observation, TaskSpec } from "../envs/env.ts";
 import type { Policy, Sample, SampleRequest, TokenConstraint } from "../policy/policy.ts";
 import { buildActionMask, replayConstraint } from "./action-mask.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { HistoryRecord } from "./history.ts";
 import type { ProjectedAction } from "./parse-action.ts";
 import { rendererFor, type PromptRenderer, type PromptState } from "./prompts/index.ts";

@@ -15,7 +15,7 @@
 import { ContextLimitError } from "../core/errors.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import type { ScoreRequest } from "../policy/policy.ts";
-import type { ChatFormat } from "./chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 
 /** Where one turn's sampled ids sit among a sequence's scored positions. */
 export type TurnSegment = { readonly turn: number; readonly offset: number; readonly length: number };

@@ -17,7 +17,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { Env, TaskSpec } from "../envs/env.ts";
 import type { Policy } from "../policy/policy.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { RolloutOptions } from "../agent/rollout.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "../train/envs.ts";

@@ -22,7 +22,7 @@
  */
 import { deriveSeed, Rng } from "../core/rng.ts";
 import type { Trajectory } from "../core/trajectory.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences, splitByTurn, teacherSequences } from "../agent/training-views.ts";
 import { gate } from "../math/distill.ts";

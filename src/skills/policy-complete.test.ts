@@ -4,7 +4,7 @@ import { policyComplete } from "./policy-complete.ts";
 import { batchLlmAnalyzer } from "./llm-analyzer.ts";
 import { analyzerPrompt } from "./template.ts";
 import type { SerializedTrajectory } from "./serialize.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { ScriptedPolicy } from "../testing/scripted-policy.ts";
 
 const traj = (task: string): SerializedTrajectory => ({

@@ -11,7 +11,7 @@
  */
 import { deriveSeed } from "../core/rng.ts";
 import type { Policy } from "../policy/policy.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { BatchComplete } from "./llm-analyzer.ts";
 
 /** Options of `policyComplete`. */

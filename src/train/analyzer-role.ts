@@ -12,7 +12,7 @@
  * or the starting checkpoint).
  */
 import { deriveSeed } from "../core/rng.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { Policy, ScoreRequest } from "../policy/policy.ts";
 import type { Analyzer } from "../skills/analyzer.ts";
 import { batchLlmAnalyzer } from "../skills/llm-analyzer.ts";

@@ -4,7 +4,7 @@
  * snapshot, static library); an update owns nothing and returns its metrics.
  */
 import type { Trajectory } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { ScoredSequence } from "../agent/training-views.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import type { Policy, TrainablePolicy } from "../policy/policy.ts";

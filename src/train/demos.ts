@@ -18,7 +18,7 @@
 import { Rng, deriveSeed } from "../core/rng.ts";
 import { UsageError } from "../core/errors.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { HistoryRecord } from "../agent/history.ts";
 import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
 import type { Observation, TaskSpec } from "../envs/env.ts";

@@ -7,7 +7,7 @@
  * the environment name elsewhere.
  */
 import type { Trajectory } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { Policy } from "../policy/policy.ts";
 import { analysisMetrics, skillTexts, skillValidity, type Analysis, type Analyzer } from "../skills/analyzer.ts";
 import { serializeTrajectory } from "../skills/serialize.ts";

@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { join, resolve } from "node:path";
 import { deriveSeed, Rng } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import type { Trajectory } from "../core/trajectory.ts";

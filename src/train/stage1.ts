@@ -20,7 +20,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Rng, deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { rendererFor } from "../agent/prompts/index.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";

@@ -19,7 +19,7 @@ import { deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { TaskSpec } from "../envs/env.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences } from "../agent/training-views.ts";
 import { trajectoryJsonLine } from "../agent/jsonl.ts";
