@@ -31,7 +31,7 @@ import type { Policy } from "../policy/policy.ts";
 import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "../train/envs.ts";
-import { scoreAll } from "../train/scoring.ts";
+import { scoreAll } from "../policy/batching.ts";
 import { librarySkills, selfSkills } from "../train/skill-sources.ts";
 import { rolloutOptions } from "../train/stages/rollout.ts";
 import type { Estimate } from "./breakdown.ts";

@@ -23,6 +23,7 @@ import { ParamStore } from "../model/params.ts";
 import { decodeBatch, type DecodeRequest, type DecodeSession } from "../model/sample.ts";
 import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
 import { Transformer } from "../model/transformer.ts";
+import { chunks } from "./batching.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import type { OptimizerSettings, Policy, Sample, SampleRequest, ScoreRequest, Tokenizer, TrainablePolicy } from "./policy.ts";
 
@@ -63,22 +64,6 @@ export function activationBytesPerToken(c: ModelConfig): number {
 
 function defaultBatchTokens(c: ModelConfig): number {
   return Math.max(512, Math.min(65536, Math.floor(2 ** 31 / activationBytesPerToken(c))));
-}
-
-/** Splits requests into consecutive chunks of at most `budget` tokens (a request never splits). */
-function chunks<T extends { tokens: ArrayLike<number> }>(items: readonly T[], budget: number): [number, number][] {
-  const out: [number, number][] = [];
-  let start = 0, used = 0;
-  items.forEach((it, i) => {
-    if (i > start && used + it.tokens.length > budget) {
-      out.push([start, i]);
-      start = i;
-      used = 0;
-    }
-    used += it.tokens.length;
-  });
-  if (items.length > 0) out.push([start, items.length]);
-  return out;
 }
 
 /** Sampling and scoring over a transformer; the base of both embedded policies. */

@@ -31,7 +31,7 @@ import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, type DemoEpisode, type DemoWorld } from "./demos.ts";
 import { trainingEnv } from "./envs.ts";
-import { scoreAll } from "./scoring.ts";
+import { scoreAll } from "../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
 
 /** The Stage-0 report (`stage0.json`). */

@@ -14,7 +14,7 @@ import type { ScoredSequence } from "../../agent/training-views.ts";
 import { gate } from "../../math/distill.ts";
 import { combineLosses, type LossInput } from "../../math/losses.ts";
 import type { UpdateContext } from "../context.ts";
-import { backwardAll, scoreAll } from "../scoring.ts";
+import { backwardAll, scoreAll } from "../../policy/batching.ts";
 import { buildMiniBatch, gather, gatherLocal, partition, samplesBySequence, scatter, type UpdateSequences } from "../sequences.ts";
 import type { CachedLogprobs } from "./score.ts";
 import { scoreTeacher } from "./score.ts";

@@ -7,7 +7,7 @@
  */
 import type { ScoredSequence } from "../../agent/training-views.ts";
 import type { UpdateContext } from "../context.ts";
-import { scoreAll } from "../scoring.ts";
+import { scoreAll } from "../../policy/batching.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The once-per-update log-probs. */
