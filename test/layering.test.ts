@@ -18,7 +18,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   model: ["core", "engine"],
   policy: ["core", "model", "engine"],
   agent: ["core", "envs", "policy"],
-  skills: ["core", "agent", "policy", "envs"],
+  skills: ["core", "config", "agent", "policy", "envs"],
   train: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills"],
   eval: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train"],
   cli: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],

@@ -32,7 +32,7 @@ import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "../train/envs.ts";
 import { scoreAll } from "../policy/batching.ts";
-import { librarySkills, selfSkills } from "../train/skill-sources.ts";
+import { librarySkills, selfSkills } from "../skills/sources.ts";
 import { rolloutOptions } from "../train/stages/rollout.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";

@@ -53,15 +53,6 @@ export type UpdateContext = {
   readonly onRolloutStep?: (step: number, running: number) => void;
 };
 
-/** Teacher skills of an update's trajectories. */
-export type TeacherSkills = {
-  /** The skill text each trajectory's teacher context carries ("" for none). */
-  readonly skills: readonly string[];
-  /** v_τ: 1 when the trajectory has a usable skill. */
-  readonly valid: readonly number[];
-  readonly metrics: Record<string, number>;
-};
-
 /** What the scoring stage produces, per sequence of the update. */
 export type ScoredUpdate = {
   readonly all: UpdateSequences;

@@ -16,9 +16,9 @@ export { train, loadRunPolicy, readRunConfig, metricsWithoutTimings, type TrainO
 export { runUpdate, type UpdateResult } from "./update.ts";
 export { runStage0, type Stage0Report, type Stage0Options } from "./stage0.ts";
 export { runStage1, type Stage1Report, type Stage1Options } from "./stage1.ts";
-export { externalAnalyzer } from "./skill-sources.ts";
+export { externalAnalyzer } from "../skills/sources.ts";
 export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./base.ts";
 export { trainingEnv, type TrainingEnv } from "./envs.ts";
-export { studentSkillTransform } from "./stages/rollout.ts";
+export { studentSkillTransform } from "../skills/library.ts";
 export { listCheckpoints, readTrainerState, type TrainerState } from "./checkpoint.ts";
 export { isTimingKey } from "./metrics.ts";

@@ -8,7 +8,7 @@
  *   validate  the skill format check of `skills/` (parses, one string, 3+ words, ≤ 400 chars); the
  *             acceptance rate is reported (the paper does not)
  *   SFT       3 epochs of NLL on (analyzer prompt → skill answer), with exactly the prompt layout
- *             the policy's analyzer role uses in Stage 2 (analyzer-role.ts); 10% held out; mixed
+ *             the policy's analyzer role uses in Stage 2 (skills/analyzer-role.ts); 10% held out; mixed
  *             with as many replayed Stage-0 demonstrations (`stage1.replay`), without which the
  *             tiny model forgets how to act (a departure a pretrained LLM does not need)
  *   check     the SFT policy analyses the held-out trajectories itself (its own skill validity
@@ -28,11 +28,11 @@ import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { analysisMetrics } from "../skills/analyzer.ts";
 import { serializeTrajectory } from "../skills/serialize.ts";
 import { analyzerPrompt } from "../skills/template.ts";
-import { serializeForAnalyzer, sftRequest } from "./analyzer-role.ts";
+import { serializeForAnalyzer, sftRequest } from "../skills/analyzer-role.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { trainingEnv } from "./envs.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
-import { analyzeWithPolicy, externalAnalyzer } from "./skill-sources.ts";
+import { analyzeWithPolicy, externalAnalyzer } from "../skills/sources.ts";
 import { playCorpus, writeAtomically } from "./stage0.ts";
 import { encodeDemo } from "./demos.ts";
 

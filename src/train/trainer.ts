@@ -33,7 +33,7 @@ import type { MiniBatchTrace } from "./context.ts";
 import { trainingEnv, type TrainingEnv } from "./envs.ts";
 import { isTimingKey, metricsLine } from "./metrics.ts";
 import { taskIndices } from "./schedule.ts";
-import { analyzeWithPolicy, libraryFromAnalyses } from "./skill-sources.ts";
+import { analyzeWithPolicy, libraryFromAnalyses } from "../skills/sources.ts";
 import { rolloutOptions } from "./stages/rollout.ts";
 import { StageTimer } from "./timer.ts";
 import { runUpdate, type UpdateResult } from "./update.ts";

@@ -14,7 +14,8 @@
  */
 import type { Trajectory } from "../core/trajectory.ts";
 import { grpoAdvantages } from "../math/advantages.ts";
-import type { TeacherSkills, UpdateContext } from "./context.ts";
+import type { UpdateContext } from "./context.ts";
+import type { TeacherSkills } from "../skills/sources.ts";
 import { rolloutMetrics } from "./metrics.ts";
 import { advantageSamples, buildSequences } from "./sequences.ts";
 import { optimize } from "./stages/optimize.ts";

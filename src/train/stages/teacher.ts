@@ -10,9 +10,10 @@ import { ContextLimitError } from "../../core/errors.ts";
 import type { Trajectory } from "../../core/trajectory.ts";
 import { teacherSequences, type ScoredSequence } from "../../agent/training-views.ts";
 import { applySkill } from "../../skills/context.ts";
-import type { TeacherSkills, UpdateContext } from "../context.ts";
+import type { UpdateContext } from "../context.ts";
+import type { TeacherSkills } from "../../skills/sources.ts";
 import { deriveSeed } from "../../core/rng.ts";
-import { externalAnalyzer, externalSkills, librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
+import { externalAnalyzer, externalSkills, librarySkills, selfSkills, staticSkills } from "../../skills/sources.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The teacher skill of every trajectory, by the config's source. */
