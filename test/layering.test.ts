@@ -19,10 +19,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   policy: ["core", "model", "engine"],
   agent: ["core", "envs", "policy"],
   skills: ["core", "config", "agent", "policy", "envs"],
-  train: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills"],
-  eval: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train"],
-  cli: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
-  testing: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
+  run: ["core", "math", "config", "engine", "model", "policy", "envs", "agent", "skills"],
+  train: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills"],
+  eval: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills", "train"],
+  cli: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
+  testing: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills", "train", "eval"],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

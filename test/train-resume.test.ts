@@ -8,8 +8,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { metricsWithoutTimings, train } from "../src/train/trainer.ts";
-import { listCheckpoints } from "../src/train/checkpoint.ts";
+import { train } from "../src/train/trainer.ts";
+import { metricsWithoutTimings } from "../src/run/run-dir.ts";
+import { listCheckpoints } from "../src/run/checkpoint.ts";
 import { TEST_CACHE, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

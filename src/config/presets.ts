@@ -4,10 +4,11 @@
  * it implements is rendered from its method plan (`describeMethod`). `resolveConfig` merges defaults ← preset ← mode overlay (`--quick`) ← a user JSON
  * file ← dotted overrides, then validates the result and reports every issue at once.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, UsageError, type ConfigIssue } from "../core/errors.ts";
+import { readJsonFile } from "../core/fs.ts";
 import { shapeIssues, validateConfig } from "./check.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "./config.ts";
 import { builtinCatalogue, describeMethod, planMethod, type MethodCatalogue } from "./method.ts";
@@ -31,17 +32,10 @@ export type Preset = {
 };
 
 function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError([{ path, message: `not valid JSON: ${(e as Error).message}` }]);
-  }
+  return readJsonFile(path, {
+    unreadable: (p, reason) => new UsageError(`cannot read ${p}: ${reason}`),
+    invalid: (p, reason) => new ConfigError([{ path: p, message: `not valid JSON: ${reason}` }]),
+  });
 }
 
 /** Reads and checks one preset file (its `config` is shape-checked against the defaults). */

@@ -20,8 +20,8 @@ import type { Policy } from "../policy/policy.ts";
 import { ChatFormat } from "../policy/chat-format.ts";
 import type { RolloutOptions } from "../agent/rollout.ts";
 import type { SeedConfig } from "../config/config.ts";
-import { trainingEnv } from "../train/envs.ts";
-import { rolloutOptions } from "../train/stages/rollout.ts";
+import { trainingEnv } from "../run/training-env.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import { breakdown, groupOf, type Breakdown } from "./breakdown.ts";
 import { evaluate, type EvalSummary } from "./evaluate.ts";
 

@@ -25,7 +25,7 @@ import { executeRun, planExperiment, writeExperimentManifest } from "./experimen
 import { experimentSummary, readExperiment, writeExperimentResults, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { readExperimentSpec } from "./experiment-spec.ts";
 import { stageReports, writeReport } from "./report.ts";
-import type { EvalRecord } from "./run-dir.ts";
+import type { EvalRecord } from "./run-data.ts";
 import { benchmarkTitle, formatEstimate } from "./tables.ts";
 
 /** Options of {@link runDemo}. */

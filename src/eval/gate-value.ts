@@ -30,10 +30,10 @@ import { mean, pearson, quantile, spearman } from "../math/stats.ts";
 import type { Policy } from "../policy/policy.ts";
 import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
-import { trainingEnv } from "../train/envs.ts";
+import { trainingEnv } from "../run/training-env.ts";
 import { scoreAll } from "../policy/batching.ts";
 import { librarySkills, selfSkills } from "../skills/sources.ts";
-import { rolloutOptions } from "../train/stages/rollout.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";
 

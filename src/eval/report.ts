@@ -21,7 +21,8 @@ import { describeMethod, planMethod } from "../config/method.ts";
 import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";
 import { readExperiment, referenceArm, totalSeconds, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";
-import { hasMetric, isRunDir, readRunDir, type RunData } from "./run-dir.ts";
+import { hasMetric, readRunDir, type RunData } from "./run-data.ts";
+import { isRunDir } from "../run/run-dir.ts";
 import { linePlot, PALETTE, type Series } from "./svg-plot.ts";
 
 /** Curves the report draws, when any run logged them: metrics key, title, y label, fixed [0, 1]. */

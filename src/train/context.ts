@@ -10,7 +10,7 @@ import type { TaskSpec } from "../envs/env.ts";
 import type { Policy, TrainablePolicy } from "../policy/policy.ts";
 import type { SeedConfig } from "../config/config.ts";
 import type { MethodPlan } from "../config/method.ts";
-import type { TrainingEnv } from "./envs.ts";
+import type { TrainingEnv } from "../run/training-env.ts";
 import type { StepSample, UpdateSequences } from "./sequences.ts";
 import type { StageTimer } from "./timer.ts";
 

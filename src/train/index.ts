@@ -12,13 +12,13 @@ export { planMethod, describeMethod, type MethodPlan, type MethodCatalogue } fro
 export { defaultConfig, type SeedConfig, type SkillSource, type Stage0Config, type Stage1Config } from "../config/config.ts";
 export { resolveConfig, listPresets, findPreset, readPreset, canonicalName, type Preset, type ConfigSources } from "../config/presets.ts";
 export { parseOverrideArgs, overridesToPatch, splitOverrideArgs } from "../config/overrides.ts";
-export { train, loadRunPolicy, readRunConfig, metricsWithoutTimings, type TrainOptions, type TrainResult } from "./trainer.ts";
+export { train, loadRunPolicy, type TrainOptions, type TrainResult } from "./trainer.ts";
+export { readRunConfig, metricsWithoutTimings, isTimingKey } from "../run/run-dir.ts";
 export { runUpdate, type UpdateResult } from "./update.ts";
 export { runStage0, type Stage0Report, type Stage0Options } from "./stage0.ts";
 export { runStage1, type Stage1Report, type Stage1Options } from "./stage1.ts";
 export { externalAnalyzer } from "../skills/sources.ts";
 export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./base.ts";
-export { trainingEnv, type TrainingEnv } from "./envs.ts";
+export { trainingEnv, type TrainingEnv } from "../run/training-env.ts";
 export { studentSkillTransform } from "../skills/library.ts";
-export { listCheckpoints, readTrainerState, type TrainerState } from "./checkpoint.ts";
-export { isTimingKey } from "./metrics.ts";
+export { listCheckpoints, readTrainerState, type TrainerState } from "../run/checkpoint.ts";

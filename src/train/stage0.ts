@@ -30,7 +30,7 @@ import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { applySkill } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, type DemoEpisode, type DemoWorld } from "./demos.ts";
-import { trainingEnv } from "./envs.ts";
+import { trainingEnv } from "../run/training-env.ts";
 import { scoreAll } from "../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
 

@@ -30,7 +30,7 @@ import { serializeTrajectory } from "../skills/serialize.ts";
 import { analyzerPrompt } from "../skills/template.ts";
 import { serializeForAnalyzer, sftRequest } from "../skills/analyzer-role.ts";
 import type { SeedConfig } from "../config/config.ts";
-import { trainingEnv } from "./envs.ts";
+import { trainingEnv } from "../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy, externalAnalyzer } from "../skills/sources.ts";
 import { playCorpus, writeAtomically } from "./stage0.ts";

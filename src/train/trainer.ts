@@ -12,7 +12,7 @@
  * before the checkpoint, so a run killed with SIGKILL at any point ends with the same weights and
  * metrics (timings aside) as one never interrupted.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SeedError, UsageError } from "../core/errors.ts";
 import { deriveSeed } from "../core/rng.ts";
@@ -26,15 +26,16 @@ import { trajectoryJsonLine } from "../agent/jsonl.ts";
 import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
 import type { Policy } from "../policy/policy.ts";
 import { ensureBase, type BaseOptions } from "./base.ts";
-import { checkpointName, listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "./checkpoint.ts";
-import { upgradeConfig, type SeedConfig } from "../config/config.ts";
+import { listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "../run/checkpoint.ts";
+import { appendMetrics, claimRunDir, truncateMetrics, writeSamples as writeRunSamples, writeSkillLibrary } from "../run/run-dir.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { planMethod, type MethodCatalogue } from "../config/method.ts";
 import type { MiniBatchTrace } from "./context.ts";
-import { trainingEnv, type TrainingEnv } from "./envs.ts";
-import { isTimingKey, metricsLine } from "./metrics.ts";
-import { taskIndices } from "./schedule.ts";
+import { trainingEnv, type TrainingEnv } from "../run/training-env.ts";
+import { metricsLine } from "./metrics.ts";
+import { taskIndices } from "../run/schedule.ts";
 import { analyzeWithPolicy, libraryFromAnalyses } from "../skills/sources.ts";
-import { rolloutOptions } from "./stages/rollout.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import { StageTimer } from "./timer.ts";
 import { runUpdate, type UpdateResult } from "./update.ts";
 
@@ -67,68 +68,6 @@ export type TrainResult = {
   readonly last: Record<string, unknown> | null;
 };
 
-/** Checks the run directory's config against this one (a different config is a different run). */
-function claimRunDir(runDir: string, config: SeedConfig): void {
-  mkdirSync(runDir, { recursive: true });
-  const path = join(runDir, "config.json");
-  const text = JSON.stringify(config, null, 2) + "\n";
-  if (existsSync(path)) {
-    let old: unknown;
-    try {
-      old = upgradeConfig(JSON.parse(readFileSync(path, "utf8")));
-    } catch {
-      old = undefined;
-    }
-    // More (or fewer) updates continue the same run; every other setting must match.
-    const diff = differingPaths(old, config).filter((p) => p !== "run.updates");
-    if (diff.length > 0) {
-      throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
-    }
-    return;
-  }
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
-}
-
-/** Records a changed `run.updates` in config.json (the only setting a resumed run may change). */
-function updateRunConfig(runDir: string, config: SeedConfig): void {
-  const path = join(runDir, "config.json");
-  writeFileSync(`${path}.tmp`, JSON.stringify(config, null, 2) + "\n");
-  renameSync(`${path}.tmp`, path);
-}
-
-function differingPaths(a: unknown, b: unknown, path = ""): string[] {
-  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) => differingPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
-  }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || "(root)"];
-}
-
-/** Keeps the metrics lines up to `update` (drops lines of updates redone after a resume, and a torn last line). */
-function truncateMetrics(runDir: string, update: number): Record<string, unknown> | null {
-  const path = join(runDir, "metrics.jsonl");
-  if (!existsSync(path)) return null;
-  const kept: string[] = [];
-  let last: Record<string, unknown> | null = null;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    let obj: Record<string, unknown>;
-    try {
-      obj = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof obj["update"] === "number" && obj["update"] <= update) {
-      kept.push(line);
-      last = obj;
-    }
-  }
-  writeFileSync(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
-  renameSync(`${path}.tmp`, path);
-  return last;
-}
-
 /** Clears a policy's prefix cache when it has one (the embedded policies do). */
 function clearCache(p: Policy | null): void {
   const c = p as { clearPrefixCache?: () => void } | null;
@@ -144,7 +83,6 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   const runDir = resolve(options.runDir);
   const plan = planMethod(config, options.catalogue);
   claimRunDir(runDir, config);
-  updateRunConfig(runDir, config);
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
@@ -165,10 +103,10 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   let staticLibrary = state?.staticLibrary ?? null;
   if (config.skills.teacher === "static-self" && staticLibrary === null) {
     staticLibrary = await buildStaticLibrary(config, policy, chat, env, pool);
-    writeFileSync(join(runDir, "skill-library.json"), JSON.stringify(staticLibrary, null, 2) + "\n");
+    writeSkillLibrary(runDir, staticLibrary);
   }
   const resumedFrom = state?.update ?? 0;
-  let last = truncateMetrics(runDir, resumedFrom);
+  let last: Record<string, unknown> | null = truncateMetrics(runDir, resumedFrom);
   let bad = state?.badUpdates ?? 0;
   const bar = new Progress(`train ${config.method.name}`, config.run.updates, { silent: options.quiet ?? false });
   bar.tick(resumedFrom, resumedFrom > 0 ? `resumed after update ${resumedFrom}` : undefined);
@@ -192,7 +130,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
     await timer.time("samples", () => writeSamples(runDir, config, u, result));
     bad = result.failed ? bad + 1 : 0;
     const line = metricsLine(u, { ...result.metrics, "guard/bad_updates": bad }, timer.drain(), (performance.now() - wall0) / 1000);
-    appendFileSync(join(runDir, "metrics.jsonl"), JSON.stringify(line) + "\n");
+    appendMetrics(runDir, line);
     last = line;
     options.onUpdate?.(line);
     ran++;
@@ -252,10 +190,7 @@ function writeSamples(runDir: string, config: SeedConfig, update: number, result
     const traj = result.trajectories[i]!;
     return trajectoryJsonLine(traj, { tokens: false, extra: () => ({ update, skill: result.skills.skills[i] ?? "", skillValid: result.skills.valid[i] ?? 0, gates: turnGates(traj, result.gates[i] ?? []) }) });
   });
-  mkdirSync(join(runDir, "samples"), { recursive: true });
-  const path = join(runDir, "samples", `${checkpointName(update)}.jsonl`);
-  writeFileSync(`${path}.tmp`, lines.map((l) => l + "\n").join(""));
-  renameSync(`${path}.tmp`, path);
+  writeRunSamples(runDir, update, lines);
 }
 
 /** Per-turn gates (4 decimals) from per-sequence gate arrays; empty lists where no teacher ran. */
@@ -269,17 +204,6 @@ function turnGates(traj: Trajectory, perSequence: readonly (Float64Array | undef
   return out;
 }
 
-/** Metrics lines of a run directory without their timing keys (for comparing runs). */
-export function metricsWithoutTimings(runDir: string): Record<string, unknown>[] {
-  const path = join(runDir, "metrics.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => {
-    const obj = JSON.parse(l) as Record<string, unknown>;
-    for (const k of Object.keys(obj)) if (isTimingKey(k)) delete obj[k];
-    return obj;
-  });
-}
-
 /**
  * The trained policy of a run directory (its newest checkpoint), or the starting policy when no
  * update completed. For evaluation: `loadRunPolicy("runs/seed").then((p) => evaluate(p, ...))`.
@@ -288,11 +212,4 @@ export async function loadRunPolicy(runDir: string): Promise<EmbeddedPolicy> {
   const latest = listCheckpoints(runDir).at(-1);
   if (latest === undefined) throw new UsageError(`${runDir} has no checkpoint yet (checkpoints/update-XXXXXX)`);
   return EmbeddedPolicy.load(join(latest.dir, "policy"));
-}
-
-/** The resolved config a run directory was trained with. */
-export function readRunConfig(runDir: string): SeedConfig {
-  const path = join(runDir, "config.json");
-  if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
-  return upgradeConfig(JSON.parse(readFileSync(path, "utf8"))) as SeedConfig;
 }

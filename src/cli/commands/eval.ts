@@ -12,17 +12,18 @@
  * (real benchmark files) or the run's own world (generated ALFWorld games, the generated shop,
  * the synthetic knowledge base).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import type { Policy } from "../../policy/policy.ts";
 import { RemotePolicy } from "../../policy/remote.ts";
 import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
 import { makeEnv } from "../../envs/registry.ts";
 import { appendTrajectories } from "../../agent/jsonl.ts";
-import { defaultConfig, mergeConfig, upgradeConfig, type SeedConfig } from "../../config/config.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
-import { checkpointUpdates, isRunDir, writeEvalRecord } from "../../eval/run-dir.ts";
+import { writeEvalRecord } from "../../eval/run-data.ts";
+import { readRunConfig, resolveCheckpoint } from "../../run/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";
 import { aggregate } from "../../eval/aggregate.ts";
 import { numberOption, parseOptions, printJson, requireOption } from "../args.ts";
@@ -52,31 +53,6 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --record                 write the result into the run directory (eval/<split>.json)
   --json                   one JSON object on stdout
   --markdown               a markdown table on stdout`;
-
-/** What a `--checkpoint` path resolves to. */
-type CheckpointTarget = { policyDir: string; runDir: string | null; update: number | null };
-
-/** A run directory, one of its checkpoints, or a bare policy directory. */
-export function resolveCheckpoint(path: string): CheckpointTarget {
-  const abs = resolve(path);
-  if (!existsSync(abs)) throw new UsageError(`no checkpoint at ${path}`);
-  if (isRunDir(abs)) {
-    const last = checkpointUpdates(abs).at(-1);
-    if (last === undefined) throw new UsageError(`${path} is a run directory without checkpoints yet`);
-    return { policyDir: join(abs, "checkpoints", `update-${String(last).padStart(6, "0")}`, "policy"), runDir: abs, update: last };
-  }
-  const asUpdate = /update-(\d+)$/.exec(abs);
-  if (existsSync(join(abs, "policy", "config.json"))) {
-    const run = dirname(dirname(abs));
-    return { policyDir: join(abs, "policy"), runDir: isRunDir(run) ? run : null, update: asUpdate ? Number(asUpdate[1]) : null };
-  }
-  if (existsSync(join(abs, "config.json"))) {
-    const up = dirname(abs), run = dirname(dirname(up));
-    const m = /update-(\d+)$/.exec(up);
-    return { policyDir: abs, runDir: m && isRunDir(run) ? run : null, update: m ? Number(m[1]) : null };
-  }
-  throw new UsageError(`${path} is neither a run directory nor a checkpoint (no config.json)`);
-}
 
 function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> {
   if (text === undefined) return {};
@@ -123,7 +99,7 @@ export const command: Command = {
 
     // The config the policy is evaluated under: the run's own, or the defaults for this env.
     const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
-    let config: SeedConfig = target?.runDir ? (upgradeConfig(JSON.parse(readFileSync(join(target.runDir, "config.json"), "utf8"))) as SeedConfig) : structuredClone(defaultConfig);
+    let config: SeedConfig = target?.runDir ? readRunConfig(target.runDir) : structuredClone(defaultConfig);
     const envId = values.env ?? (target?.runDir ? config.env.name : requireOption(values.env, "env"));
     if (target?.runDir && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not ${values.env}`);
     const served = target === null;

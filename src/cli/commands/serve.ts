@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
-import { resolveCheckpoint } from "./eval.ts";
+import { resolveCheckpoint } from "../../run/run-dir.ts";
 import { createOpenAiServer } from "../../policy/openai-server.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { numberOption, parseOptions, requireOption } from "../args.ts";

@@ -10,9 +10,10 @@
  * (run seed, update, ...) with `deriveSeed`, so the update index is the whole RNG state; the
  * trainer still records the derived stream seeds for inspection.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpointError } from "../core/errors.ts";
+import { fsyncPath } from "../core/fs.ts";
 import type { EmbeddedPolicy } from "../policy/embedded.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
 import type { ParamStore } from "../model/params.ts";
@@ -49,15 +50,6 @@ export type WeightsToSave = { readonly config: ModelConfig; readonly params: Par
 /** Directory name of the checkpoint after `update` updates. */
 export function checkpointName(update: number): string {
   return `update-${String(update).padStart(6, "0")}`;
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Writes `checkpoints/update-XXXXXX` atomically. */

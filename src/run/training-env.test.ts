@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { bucketOfPath } from "../envs/alfworld/tasks.ts";
 import { defaultConfig } from "../config/config.ts";
-import { spreadTasks, trainingEnv } from "./envs.ts";
+import { spreadTasks, trainingEnv } from "./training-env.ts";
 
 const ALFWORLD = resolve("../shared/data/alfworld");
 
