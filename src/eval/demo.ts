@@ -18,7 +18,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Progress } from "../core/progress.ts";
 import { deriveSeed } from "../core/rng.ts";
-import { ensureBase } from "../train/base.ts";
+import { ensureBase } from "../train/pretrain/base.ts";
 import { pairedBootstrapDifference, pairedDifference } from "./aggregate.ts";
 import type { Estimate } from "./breakdown.ts";
 import { executeRun, planExperiment, writeExperimentManifest } from "./experiment.ts";

@@ -21,7 +21,7 @@ import { Progress } from "../core/progress.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { planMethod } from "../config/method.ts";
-import { ensureBase } from "../train/base.ts";
+import { ensureBase } from "../train/pretrain/base.ts";
 import { resolveConfig } from "../config/presets.ts";
 import { train } from "../train/trainer.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "./benchmark.ts";

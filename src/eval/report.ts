@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
 import type { Tokenizer } from "../policy/policy.ts";
 import { mean, quantile } from "../math/stats.ts";
-import { baseDirs } from "../train/base.ts";
+import { baseDirs } from "../train/pretrain/base.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { describeMethod, planMethod } from "../config/method.ts";
 import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";

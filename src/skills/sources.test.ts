@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { alfworldGeneratedTasks, AlfworldEnv, type AlfworldGenOptions } from "../envs/alfworld/index.ts";
 import type { Analyzer } from "../skills/analyzer.ts";
 import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
-import { demoTrajectory, hindsightHint, type DemoWorld } from "../train/demos.ts";
+import { demoTrajectory, hindsightHint, type DemoWorld } from "../train/pretrain/demos.ts";
 import { externalSkills } from "./sources.ts";
 
 const GEN: AlfworldGenOptions = { receptacles: [4, 6] };

@@ -15,10 +15,10 @@ export { parseOverrideArgs, overridesToPatch, splitOverrideArgs } from "../confi
 export { train, loadRunPolicy, type TrainOptions, type TrainResult } from "./trainer.ts";
 export { readRunConfig, metricsWithoutTimings, isTimingKey } from "../run/run-dir.ts";
 export { runUpdate, type UpdateResult } from "./update.ts";
-export { runStage0, type Stage0Report, type Stage0Options } from "./stage0.ts";
-export { runStage1, type Stage1Report, type Stage1Options } from "./stage1.ts";
+export { runStage0, type Stage0Report, type Stage0Options } from "./pretrain/stage0.ts";
+export { runStage1, type Stage1Report, type Stage1Options } from "./pretrain/stage1.ts";
 export { externalAnalyzer } from "../skills/sources.ts";
-export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./base.ts";
+export { ensureBase, baseDirs, defaultCacheDir, type BaseOptions } from "./pretrain/base.ts";
 export { trainingEnv, type TrainingEnv } from "../run/training-env.ts";
 export { studentSkillTransform } from "../skills/library.ts";
 export { listCheckpoints, readTrainerState, type TrainerState } from "../run/checkpoint.ts";

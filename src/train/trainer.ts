@@ -25,7 +25,7 @@ import { policySequences } from "../agent/training-views.ts";
 import { trajectoryJsonLine } from "../agent/jsonl.ts";
 import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
 import type { Policy } from "../policy/policy.ts";
-import { ensureBase, type BaseOptions } from "./base.ts";
+import { ensureBase, type BaseOptions } from "./pretrain/base.ts";
 import { listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "../run/checkpoint.ts";
 import { appendMetrics, claimRunDir, truncateMetrics, writeSamples as writeRunSamples, writeSkillLibrary } from "../run/run-dir.ts";
 import type { SeedConfig } from "../config/config.ts";

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { resolveConfig } from "../../config/presets.ts";
 import { splitOverrideArgs } from "../../config/overrides.ts";
-import { runStage0 } from "../../train/stage0.ts";
+import { runStage0 } from "../../train/pretrain/stage0.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 

@@ -18,21 +18,21 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Rng, deriveSeed } from "../core/rng.ts";
-import { Progress } from "../core/progress.ts";
-import { ChatFormat } from "../policy/chat-format.ts";
-import { rendererFor } from "../agent/prompts/index.ts";
-import { collectGroups } from "../agent/rollout.ts";
-import { saveCheckpoint } from "../model/checkpoint.ts";
-import { EmbeddedPolicy } from "../policy/embedded.ts";
-import { analysisMetrics } from "../skills/analyzer.ts";
-import { serializeTrajectory } from "../skills/serialize.ts";
-import { analyzerPrompt } from "../skills/template.ts";
-import { serializeForAnalyzer, sftRequest } from "../skills/analyzer-role.ts";
-import type { SeedConfig } from "../config/config.ts";
-import { trainingEnv } from "../run/training-env.ts";
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import { ChatFormat } from "../../policy/chat-format.ts";
+import { rendererFor } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { saveCheckpoint } from "../../model/checkpoint.ts";
+import { EmbeddedPolicy } from "../../policy/embedded.ts";
+import { analysisMetrics } from "../../skills/analyzer.ts";
+import { serializeTrajectory } from "../../skills/serialize.ts";
+import { analyzerPrompt } from "../../skills/template.ts";
+import { serializeForAnalyzer, sftRequest } from "../../skills/analyzer-role.ts";
+import type { SeedConfig } from "../../config/config.ts";
+import { trainingEnv } from "../../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
-import { analyzeWithPolicy, externalAnalyzer } from "../skills/sources.ts";
+import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
 import { playCorpus, writeAtomically } from "./stage0.ts";
 import { encodeDemo } from "./demos.ts";
 
