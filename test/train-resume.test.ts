@@ -37,6 +37,23 @@ test("4 updates == 2 updates, restart, 2 more (weights bit for bit, metrics equa
   assert.equal(metricsWithoutTimings(full).length, 4);
 });
 
+test("an analyzer snapshot (refreshEvery 3) is saved through the policy seam and resumes bit for bit", async () => {
+  // SEED's own analyzer, refreshed every 3 updates: after update 2 the checkpoint carries the
+  // snapshot taken at update 1, which a resumed run must analyse with for update 3.
+  const args = ["--update.miniBatches=2", "--skills.refreshEvery=3"];
+  const full = tempDir("resume-k3-full");
+  await train(tinyConfig("seed", [...args, "--run.updates=4"]), { runDir: full, cacheDir: TEST_CACHE, quiet: true });
+  const split = tempDir("resume-k3-split");
+  await train(tinyConfig("seed", [...args, "--run.updates=2"]), { runDir: split, cacheDir: TEST_CACHE, quiet: true });
+  const second = listCheckpoints(split).at(-1)!;
+  assert.equal(second.update, 2);
+  assert.ok(existsSync(join(second.dir, "analyzer", "model.safetensors")), "the snapshot is in the checkpoint");
+  assert.ok(!existsSync(join(second.dir, "analyzer", "optimizer.safetensors")), "weights only: a snapshot has no optimizer");
+  await train(tinyConfig("seed", [...args, "--run.updates=4"]), { runDir: split, cacheDir: TEST_CACHE, quiet: true });
+  assert.equal(Buffer.compare(weightBytes(lastPolicy(full)), weightBytes(lastPolicy(split))), 0);
+  assert.deepEqual(metricsWithoutTimings(split), metricsWithoutTimings(full));
+});
+
 test("a seed train child killed with SIGKILL and restarted with the same command ends like an uninterrupted run", async () => {
   const overrides = ["--run.updates=4", "--rollout.groupSize=2", "--run.samplesPerUpdate=1", ...ARGS];
   const reference = tempDir("kill-reference");

@@ -25,7 +25,7 @@ import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
 import { Transformer } from "../model/transformer.ts";
 import { chunks } from "./batching.ts";
 import { PrefixCache } from "./prefix-cache.ts";
-import type { OptimizerSettings, Policy, Sample, SampleRequest, ScoreRequest, Tokenizer, TrainablePolicy } from "./policy.ts";
+import type { OptimizerSettings, Policy, PolicySnapshot, Sample, SampleRequest, ScoreRequest, Tokenizer, TrainablePolicy } from "./policy.ts";
 
 // The BPE tokenizer lives in model/ and cannot import policy/; this checks it still fits.
 const tokenizerFits = (t: BpeTokenizer): Tokenizer => t;
@@ -102,6 +102,11 @@ class EmbeddedBase implements Policy {
     this.prefix?.invalidate();
   }
 
+  /** `Policy.clearCaches`: the prefix cache is the only cache. */
+  clearCaches(): void {
+    this.clearPrefixCache();
+  }
+
   /** Prompt tokens served from / fed past the prefix cache so far (zeros when it is off). */
   cacheStats(): { reused: number; fed: number } {
     return { reused: this.prefix?.reusedTokens ?? 0, fed: this.prefix?.fedTokens ?? 0 };
@@ -146,10 +151,15 @@ class EmbeddedBase implements Policy {
 }
 
 /** The read-only copy of an `EmbeddedPolicy` (what `snapshot()` returns). */
-export class FrozenPolicy extends EmbeddedBase {
+export class FrozenPolicy extends EmbeddedBase implements PolicySnapshot {
   /** @internal use `EmbeddedPolicy.snapshot()` */
   constructor(model: Transformer, tokenizer: BpeTokenizer, options: EmbeddedOptions) {
     super(model, tokenizer, options);
+  }
+
+  /** Saves weights and tokenizer (no optimizer state) atomically into `dir`; `EmbeddedPolicy.load` reads it. */
+  async save(dir: string): Promise<void> {
+    saveCheckpoint(dir, { config: this.config, params: this.model.params, tokenizer: this.tokenizer });
   }
 }
 

@@ -14,11 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { CheckpointError } from "../core/errors.ts";
 import { fsyncPath } from "../core/fs.ts";
-import type { EmbeddedPolicy } from "../policy/embedded.ts";
-import { saveCheckpoint } from "../model/checkpoint.ts";
-import type { ParamStore } from "../model/params.ts";
-import type { ModelConfig } from "../model/config.ts";
-import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
+import type { PolicySnapshot, TrainablePolicy } from "../policy/policy.ts";
 
 /** Version of `trainer.json` and the checkpoint layout; bump on change and migrate in `readTrainerState`. */
 export const TRAINER_FORMAT_VERSION = 1;
@@ -44,16 +40,13 @@ export type TrainerState = {
   readonly nextSeeds: Readonly<Record<string, number>>;
 };
 
-/** A frozen policy's parts, for saving an analyzer snapshot. */
-export type WeightsToSave = { readonly config: ModelConfig; readonly params: ParamStore; readonly tokenizer: BpeTokenizer };
-
 /** Directory name of the checkpoint after `update` updates. */
 export function checkpointName(update: number): string {
   return `update-${String(update).padStart(6, "0")}`;
 }
 
 /** Writes `checkpoints/update-XXXXXX` atomically. */
-export async function writeTrainerCheckpoint(runDir: string, policy: EmbeddedPolicy, state: TrainerState, analyzer: WeightsToSave | null): Promise<string> {
+export async function writeTrainerCheckpoint(runDir: string, policy: TrainablePolicy, state: TrainerState, analyzer: PolicySnapshot | null): Promise<string> {
   const root = join(runDir, "checkpoints");
   mkdirSync(root, { recursive: true });
   const name = checkpointName(state.update);
@@ -63,7 +56,7 @@ export async function writeTrainerCheckpoint(runDir: string, policy: EmbeddedPol
   try {
     mkdirSync(tmp);
     await policy.save(join(tmp, "policy"));
-    if (analyzer !== null) saveCheckpoint(join(tmp, "analyzer"), { config: analyzer.config, params: analyzer.params, tokenizer: analyzer.tokenizer });
+    if (analyzer !== null) await analyzer.save(join(tmp, "analyzer"));
     const file = join(tmp, "trainer.json");
     writeFileSync(file, JSON.stringify(state, null, 2) + "\n");
     fsyncPath(file);

@@ -1,10 +1,9 @@
 /**
- * The trainer: the cadence around `runUpdate` (STYLE.md §7) and the run directory (§6).
- *
- *   <run>/config.json            the resolved config (a rerun must resolve to the same one)
- *   <run>/metrics.jsonl          one JSON object per update (flat keys + slash metrics)
- *   <run>/samples/update-XXXXXX.jsonl   a few trajectories with their skill and per-token gates
- *   <run>/checkpoints/update-XXXXXX/    policy (weights, tokenizer, AdamW), trainer.json, analyzer/
+ * The trainer: the cadence around `runUpdate` (STYLE.md §7): for each update run it, append its
+ * metrics, checkpoint when due. The run directory's format is `run/run-dir.ts`'s and
+ * `run/checkpoint.ts`'s. The trainer talks to a `TrainablePolicy` only, loaded from a directory
+ * by `loadTrainablePolicy` (policy/load.ts), so another implementation (a remote trainer) plugs
+ * in there without a change here.
  *
  * Exact resume: the same command on the same run directory continues from the newest
  * checkpoint; metrics lines past it are dropped and redone. Every random draw derives from
@@ -23,8 +22,8 @@ import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences } from "../agent/training-views.ts";
 import { trajectoryJsonLine } from "../agent/jsonl.ts";
-import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
-import type { Policy } from "../policy/policy.ts";
+import { loadTrainablePolicy } from "../policy/load.ts";
+import type { Policy, PolicySnapshot, TrainablePolicy } from "../policy/policy.ts";
 import { ensureBase, type BaseOptions } from "./pretrain/base.ts";
 import { listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "../run/checkpoint.ts";
 import { appendMetrics, claimRunDir, truncateMetrics, writeSamples as writeRunSamples, writeSkillLibrary } from "../run/run-dir.ts";
@@ -68,12 +67,6 @@ export type TrainResult = {
   readonly last: Record<string, unknown> | null;
 };
 
-/** Clears a policy's prefix cache when it has one (the embedded policies do). */
-function clearCache(p: Policy | null): void {
-  const c = p as { clearPrefixCache?: () => void } | null;
-  c?.clearPrefixCache?.();
-}
-
 /**
  * Trains with `config` in `options.runDir`, resuming from its newest checkpoint when there is one.
  * @example
@@ -91,14 +84,15 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   const latest = checkpoints.at(-1);
   let state: TrainerState | null = latest === undefined ? null : readTrainerState(latest.dir);
   const init = state?.init ?? (await ensureBase(config, options));
-  const policy = await EmbeddedPolicy.load(latest === undefined ? init : join(latest.dir, "policy"));
-  const startPolicy: FrozenPolicy | EmbeddedPolicy = latest === undefined ? await policy.snapshot() : await EmbeddedPolicy.load(init);
+  const policy = await loadTrainablePolicy(latest === undefined ? init : join(latest.dir, "policy"));
+  const startPolicy: Policy = latest === undefined ? await policy.snapshot() : await loadTrainablePolicy(init);
   const chat = new ChatFormat(policy.tokenizer);
   const K = config.skills.refreshEvery;
-  let analyzerSnapshot: Policy | null = null;
+  let analyzerSnapshot: PolicySnapshot | null = null;
   let analyzerFrom: number | null = state?.analyzerFrom ?? null;
   if (K > 1 && latest !== undefined && analyzerFrom !== null) {
-    analyzerSnapshot = existsSync(join(latest.dir, "analyzer")) ? await EmbeddedPolicy.load(join(latest.dir, "analyzer")) : null;
+    // Re-frozen after loading, so a resumed run saves it exactly as an uninterrupted one (weights only).
+    analyzerSnapshot = existsSync(join(latest.dir, "analyzer")) ? await (await loadTrainablePolicy(join(latest.dir, "analyzer"))).snapshot() : null;
   }
   let staticLibrary = state?.staticLibrary ?? null;
   if (config.skills.teacher === "static-self" && staticLibrary === null) {
@@ -118,8 +112,8 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
       analyzerFrom = u;
     }
     const analyzer: Policy | null = config.skills.teacher !== "self" ? null : K === 1 ? policy : K === 0 ? startPolicy : analyzerSnapshot;
-    clearCache(policy);
-    clearCache(analyzer);
+    policy.clearCaches();
+    analyzer?.clearCaches();
     const timer = new StageTimer();
     const wall0 = performance.now();
     const tasks = taskIndices(config.run.seed, pool.length, u, config.rollout.tasksPerUpdate).map((i) => pool[i]!);
@@ -140,7 +134,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
         analyzerFrom: K > 1 ? analyzerFrom : null, staticLibrary, badUpdates: bad,
         nextSeeds: { rollout: deriveSeed(config.run.seed, "rollout", u + 1), minibatch: deriveSeed(config.run.seed, "minibatch", u + 1, 0) },
       };
-      const saveAnalyzer = K > 1 && analyzerSnapshot !== null && (u % K !== 0) ? weightsOf(analyzerSnapshot) : null;
+      const saveAnalyzer = K > 1 && analyzerSnapshot !== null && (u % K !== 0) ? analyzerSnapshot : null;
       await writeTrainerCheckpoint(runDir, policy, state, saveAnalyzer);
       pruneCheckpoints(runDir, config.run.keepCheckpoints);
     }
@@ -158,25 +152,19 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   };
 }
 
-/** The parts of an embedded frozen policy needed to save it. */
-function weightsOf(p: Policy): { config: EmbeddedPolicy["config"]; params: EmbeddedPolicy["params"]; tokenizer: EmbeddedPolicy["tokenizer"] } {
-  const e = p as EmbeddedPolicy;
-  return { config: e.config, params: e.params, tokenizer: e.tokenizer };
-}
-
 function statusOf(line: Record<string, unknown>): string {
   const f = (k: string) => (typeof line[k] === "number" ? (line[k] as number).toFixed(2) : "-");
   return `success ${f("success_rate")} tie ${f("tie_rate")}${line["gate_mean"] !== undefined ? ` gate ${f("gate_mean")}` : ""}`;
 }
 
 /** The `static-self` library: θ_0 plays the first tasks of the pool and analyses its own episodes, once. */
-async function buildStaticLibrary(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly TaskSpec[]): Promise<Record<string, string>> {
+async function buildStaticLibrary(config: SeedConfig, policy: TrainablePolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly TaskSpec[]): Promise<Record<string, string>> {
   const tasks = pool.slice(0, Math.max(config.rollout.tasksPerUpdate, Math.min(pool.length, 12)));
   const opts = rolloutOptions({ config, chat, env, tasks }, 0);
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, { ...opts, seed: deriveSeed(config.run.seed, "static-library"), groupSize: config.skills.staticRollouts });
   const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
   const analyses = await analyzeWithPolicy(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(config.run.seed, "static-library-analyze") });
-  clearCache(policy);
+  policy.clearCaches();
   return libraryFromAnalyses(env.name, trajectories, analyses);
 }
 
@@ -208,8 +196,8 @@ function turnGates(traj: Trajectory, perSequence: readonly (Float64Array | undef
  * The trained policy of a run directory (its newest checkpoint), or the starting policy when no
  * update completed. For evaluation: `loadRunPolicy("runs/seed").then((p) => evaluate(p, ...))`.
  */
-export async function loadRunPolicy(runDir: string): Promise<EmbeddedPolicy> {
+export async function loadRunPolicy(runDir: string): Promise<TrainablePolicy> {
   const latest = listCheckpoints(runDir).at(-1);
   if (latest === undefined) throw new UsageError(`${runDir} has no checkpoint yet (checkpoints/update-XXXXXX)`);
-  return EmbeddedPolicy.load(join(latest.dir, "policy"));
+  return loadTrainablePolicy(join(latest.dir, "policy"));
 }
