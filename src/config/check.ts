@@ -6,6 +6,7 @@
 import type { ConfigIssue } from "../core/errors.ts";
 import { defaultConfig, OPTION_VALUES, type SeedConfig } from "./config.ts";
 import { builtinCatalogue, readsTeacher, type MethodCatalogue } from "./method.ts";
+import { envNames } from "../envs/registry.ts";
 
 /** String fields with a closed set of values, by dotted path: `OPTION_VALUES`, which the field types derive from too. */
 export const CHOICES: Readonly<Record<string, readonly string[]>> = OPTION_VALUES;
@@ -89,7 +90,8 @@ export function shapeIssues(candidate: unknown, reference: unknown = defaultConf
     }
   }
   if (typeof candidate === "string") {
-    const choices = path === "pg.advantage" ? Object.keys(catalogue.advantages) : CHOICES[path];
+    // Registries that grow at run time are read now, not when the module loaded.
+    const choices = path === "pg.advantage" ? Object.keys(catalogue.advantages) : path === "env.name" ? envNames() : CHOICES[path];
     if (choices !== undefined && !choices.includes(candidate)) issues.push({ path, message: `expected one of ${choices.join(", ")}; got '${candidate}'` });
   }
   return issues;

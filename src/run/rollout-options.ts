@@ -8,6 +8,8 @@ import type { RolloutOptions } from "../agent/rollout.ts";
 import type { ChatFormat } from "../policy/chat-format.ts";
 import { studentSkillTransform } from "../skills/library.ts";
 import type { SeedConfig } from "../config/config.ts";
+import { resolveRunSettings } from "../config/resolve.ts";
+import { protocolOf } from "../agent/protocol.ts";
 import type { TrainingEnv } from "./training-env.ts";
 
 /** What rollout options are built from. */
@@ -24,16 +26,17 @@ export type RolloutSource = {
 /** Rollout options of a config for update `update` (shared with evaluation-style rollouts). */
 export function rolloutOptions(ctx: RolloutSource, update: number): RolloutOptions {
   const c = ctx.config;
+  const settings = resolveRunSettings(c, protocolOf(ctx.env.name));
   const student = c.skills.student === "library";
   const tasks = ctx.tasks;
   return {
     seed: c.run.seed,
     update,
     groupSize: c.rollout.groupSize,
-    history: c.rollout.history === "full" ? { mode: "full" } : c.rollout.window >= 0 ? { mode: "window", k: c.rollout.window } : { mode: "window" },
+    history: c.rollout.history === "full" ? { mode: "full" } : { mode: "window", k: settings.window },
     maxSteps: ctx.env.maxSteps,
     maxActionTokens: c.rollout.maxActionTokens,
-    ...(c.rollout.maxContext > 0 ? { maxContext: c.rollout.maxContext } : {}),
+    ...(settings.maxContext !== undefined ? { maxContext: settings.maxContext } : {}),
     temperature: c.rollout.temperature,
     topP: c.rollout.topP,
     topK: c.rollout.topK,

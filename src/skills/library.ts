@@ -53,7 +53,7 @@ export function taskTypeSkill(envId: string, task: string, taskId = ""): string 
     const kind = parseAlfworldTask(task)?.kind ?? ALFWORLD_PATH_TYPES.find(([key]) => taskId.includes(key))?.[1];
     return kind === undefined ? undefined : taskTypeSkills.alfworld[kind];
   }
-  if (envId === "webshop" || envId === "search" || envId === "sokoban" || envId === "ezpoints") return taskTypeSkills[envId];
+  if (envId !== "alfworld" && Object.hasOwn(taskTypeSkills, envId)) return taskTypeSkills[envId as Exclude<keyof typeof taskTypeSkills, "alfworld">];
   return undefined;
 }
 

@@ -29,6 +29,7 @@ import { listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VER
 import { appendMetrics, claimRunDir, truncateMetrics, writeSamples as writeRunSamples, writeSkillLibrary } from "../run/run-dir.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { planMethod, type MethodCatalogue } from "../config/method.ts";
+import { contextLimit } from "../config/resolve.ts";
 import type { MiniBatchTrace } from "./context.ts";
 import { trainingEnv, type TrainingEnv } from "../run/training-env.ts";
 import { metricsLine } from "./metrics.ts";
@@ -162,7 +163,7 @@ async function buildStaticLibrary(config: SeedConfig, policy: TrainablePolicy, c
   const tasks = pool.slice(0, Math.max(config.rollout.tasksPerUpdate, Math.min(pool.length, 12)));
   const opts = rolloutOptions({ config, chat, env, tasks }, 0);
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, { ...opts, seed: deriveSeed(config.run.seed, "static-library"), groupSize: config.skills.staticRollouts });
-  const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
+  const maxContext = contextLimit(config, policy.maxContext);
   const analyses = await analyzeWithPolicy(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(config.run.seed, "static-library-analyze") });
   policy.clearCaches();
   return libraryFromAnalyses(env.name, trajectories, analyses);

@@ -18,7 +18,7 @@ import { UsageError } from "../../core/errors.ts";
 import type { Policy } from "../../policy/policy.ts";
 import { RemotePolicy } from "../../policy/remote.ts";
 import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
-import { makeEnv } from "../../envs/registry.ts";
+import { envEntry, makeEnv } from "../../envs/registry.ts";
 import { appendTrajectories } from "../../agent/jsonl.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
@@ -122,7 +122,8 @@ export const command: Command = {
     const decoding: Decoding = values.greedy ? { kind: "greedy" }
       : { kind: "sampled", temperature: values.temperature !== undefined ? numberOption(values.temperature, "temperature", 0.4) : config.eval.temperature };
     if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
-    const split = values.split ?? (envId === "alfworld" ? "valid_seen" : envId === "search" ? (data ? "all" : "test") : envId === "webshop" ? "test" : "validation");
+    const entry = envEntry(envId);
+    const split = values.split ?? ((data ? entry.realEvalSplits : undefined) ?? entry.evalSplits)[0]!;
     let suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}) });
     const retrieverUrl = values["retriever-url"];
     if (retrieverUrl !== undefined) {
