@@ -116,7 +116,8 @@ const SOURCE_TEXT: Readonly<Record<Exclude<SkillSource, "none">, string>> = {
 };
 
 /**
- * The plan as a one-line formula (Eq. (1) of the paper for SEED), rendered, never stored.
+ * The plan as a one-line formula, rendered, never stored: for SEED, Eq. (SEED) L = L_rl + λ_opd·L_opd
+ * with L_rl from Eq. (RL) on Eq. (RL-Adv) advantages and L_opd Eq. (1).
  * @example describeMethod(planMethod(resolveConfig({ preset: "grpo" }))) // "L = 1·L_pg(clip 0.2/0.2, dual 3)[A: GRPO] + 0.01·L_kl(k3)"
  */
 export function describeMethod(plan: MethodPlan): string {

@@ -1,5 +1,6 @@
 /**
- * One policy update as named, timed stages (STYLE.md §7; SEED-NOTES.md §2, Algorithm 1):
+ * One policy update as named, timed stages: the paper's Algorithm 1 (Stage 2), minimising
+ * Eq. (SEED) for SEED and the plan's terms for every other method (docs/PAPER.md):
  *
  *   rollout    θ_old (the current weights: nothing has stepped yet) plays N episodes per task
  *   advantage  GRPO advantages per step-sample; score = R(τ) − c_inv·(1 − valid) (ALGORITHMS.md §1-§2)

@@ -86,7 +86,10 @@ async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: num
   return episodes.map((d) => encodeDemo(d, chat, maxContext, renderer)).filter((x) => x !== undefined).slice(0, count);
 }
 
-/** Runs Stage 1 from `baseDir` and writes `outDir/{model, stage1.json, labels.jsonl}`. */
+/**
+ * Runs Stage 1 from `baseDir` (offline collection, external analyzer, format validation, then
+ * Eq. (SFT) on the valid (x_τ → s_τ) pairs) and writes `outDir/{model, stage1.json, labels.jsonl}`.
+ */
 export async function runStage1(config: SeedConfig, options: Stage1Options): Promise<Stage1Report> {
   const t0 = performance.now();
   const s = config.stage1;
