@@ -16,6 +16,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { UsageError } from "../core/errors.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { Env, TaskSpec } from "../envs/env.ts";
+import { envEntry, makeEnv } from "../envs/registry.ts";
+import { appendTrajectories } from "../agent/jsonl.ts";
 import type { Policy } from "../policy/policy.ts";
 import { ChatFormat } from "../policy/chat-format.ts";
 import type { RolloutOptions } from "../agent/rollout.ts";
@@ -53,7 +55,15 @@ export type SuiteOptions = {
   readonly data?: string;
   /** Evaluate only the first N tasks (generated ALFWorld: the number of games). */
   readonly count?: number;
+  /** Search-QA: a `/retrieve` endpoint to search instead of the data folder's corpus. */
+  readonly retrieverUrl?: string;
 };
+
+/** The split `seed eval` uses when none is given: the environment's first evaluation split (with real data, its real-data one). */
+export function defaultEvalSplit(envName: string, data: string): string {
+  const entry = envEntry(envName);
+  return ((data !== "" ? entry.realEvalSplits : undefined) ?? entry.evalSplits)[0]!;
+}
 
 /** Default number of generated ALFWorld games per split (the real split sizes). */
 export const GENERATED_ALFWORLD_COUNTS: Readonly<Record<string, number>> = { valid_seen: 140, valid_unseen: 134, train: 256 };
@@ -91,6 +101,12 @@ export function evalSuite(config: SeedConfig, split: string, options: SuiteOptio
     tasks = env.tasks(split, options.count ?? Number.MAX_SAFE_INTEGER);
   }
   if (tasks.length === 0) throw new UsageError(`${config.env.name} has no tasks in split '${split}'${data ? ` under ${data}` : ""}`);
+  const url = options.retrieverUrl;
+  if (url !== undefined) {
+    if (!envEntry(config.env.name).options.includes("retrieverUrl")) throw new UsageError(`--retriever-url applies to --env search only`);
+    const envOptions = { retrieverUrl: url, ...(data ? { dataPath: data } : {}) };
+    return { env: config.env.name, split, tasks, makeEnv: () => makeEnv(config.env.name, envOptions) };
+  }
   return { env: config.env.name, split, tasks, makeEnv: () => env.makeEnv() };
 }
 
@@ -113,6 +129,8 @@ export type BenchmarkOptions = {
   /** Tasks rolled out together. @default 32 */
   readonly batchTasks?: number;
   readonly onBatch?: (done: number, total: number) => void;
+  /** Append the trajectories to this JSONL file (decoded text and token ids). */
+  readonly samplesFile?: string;
 };
 
 /**
@@ -132,6 +150,7 @@ export async function evaluateBenchmark(policy: Policy, config: SeedConfig, suit
     ...(options.batchTasks !== undefined ? { batchTasks: options.batchTasks } : {}),
     ...(options.onBatch ? { onBatch: options.onBatch } : {}),
   });
+  if (options.samplesFile !== undefined) appendTrajectories(options.samplesFile, trajectories);
   const groups = suite.tasks.slice(0, trajectories.length).map((t) => groupOf(suite.env, t));
   return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories, groups };
 }

@@ -15,13 +15,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import type { Policy } from "../../policy/policy.ts";
-import { RemotePolicy } from "../../policy/remote.ts";
-import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
-import { envEntry, makeEnv } from "../../envs/registry.ts";
-import { appendTrajectories } from "../../agent/jsonl.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
-import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
+import { benchmarkJson, defaultEvalSplit, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
+import { connectServedPolicy, openPolicyDir } from "../../eval/policies.ts";
 import { writeEvalRecord } from "../../eval/run-data.ts";
 import { readRunConfig, resolveCheckpoint } from "../../run/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";
@@ -63,17 +59,14 @@ function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> 
   throw new UsageError(`--history expects window, window:<k> or full, got '${text}'`);
 }
 
-async function remotePolicy(values: Record<string, string | boolean | undefined>): Promise<Policy> {
+function servedPolicy(values: Record<string, string | boolean | undefined>): ReturnType<typeof connectServedPolicy> {
   const spec = values["policy"] as string;
   if (!spec.startsWith("openai:")) throw new UsageError(`--policy must look like openai:<base-url>, got '${spec}'`);
   const model = requireOption(values["model"] as string | undefined, "model");
   const tokenIds = (values["token-ids"] as string | undefined) ?? "server";
   if (tokenIds !== "server" && tokenIds !== "retokenize") throw new UsageError(`--token-ids is server or retokenize, got '${tokenIds}'`);
   const tokenizerFile = values["tokenizer"] as string | undefined;
-  return RemotePolicy.connect({
-    baseUrl: spec.slice("openai:".length), model, tokenIds,
-    ...(tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(tokenizerFile)) } : {}),
-  });
+  return connectServedPolicy({ baseUrl: spec.slice("openai:".length), model, tokenIds, ...(tokenizerFile !== undefined ? { tokenizerFile } : {}) });
 }
 
 /** The `eval` command. */
@@ -122,28 +115,17 @@ export const command: Command = {
     const decoding: Decoding = values.greedy ? { kind: "greedy" }
       : { kind: "sampled", temperature: values.temperature !== undefined ? numberOption(values.temperature, "temperature", 0.4) : config.eval.temperature };
     if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
-    const entry = envEntry(envId);
-    const split = values.split ?? ((data ? entry.realEvalSplits : undefined) ?? entry.evalSplits)[0]!;
-    let suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}) });
+    const split = values.split ?? defaultEvalSplit(envId, data);
     const retrieverUrl = values["retriever-url"];
-    if (retrieverUrl !== undefined) {
-      if (envId !== "search") throw new UsageError("--retriever-url applies to --env search only");
-      const options = { retrieverUrl, ...(data ? { dataPath: data } : {}) };
-      suite = { ...suite, makeEnv: () => makeEnv("search", options) };
-    }
-
-    let policy: Policy;
-    if (target !== null) {
-      const { EmbeddedPolicy } = await import("../../policy/embedded.ts");
-      policy = await EmbeddedPolicy.load(target.policyDir);
-    } else policy = await remotePolicy(values);
+    const suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}), ...(retrieverUrl !== undefined ? { retrieverUrl } : {}) });
+    const policy = target !== null ? await openPolicyDir(target.policyDir) : await servedPolicy(values);
     const quietProgress = values.json || values.markdown;
     const result = await evaluateBenchmark(policy, config, suite, {
       decoding, seed,
+      ...(values.samples !== undefined ? { samplesFile: resolve(values.samples) } : {}),
       ...(quietProgress ? {} : { onBatch: (done: number, total: number) => process.stderr.write(`\r${done}/${total} episodes`) }),
     });
     if (!quietProgress) process.stderr.write("\n");
-    if (values.samples !== undefined) appendTrajectories(resolve(values.samples), result.trajectories);
     const b = result.breakdown;
     const extra: Record<string, unknown> = {
       policy: target?.policyDir ?? `${values.policy}#${values.model}`,
