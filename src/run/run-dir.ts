@@ -104,6 +104,21 @@ export function isTimingKey(key: string): boolean {
   return key === "seconds" || key.startsWith("time/");
 }
 
+/** The JSON-object lines of a JSONL text with their raw text; blank, torn or malformed lines are skipped (a run may be writing). */
+function objectLines(text: string): { readonly line: string; readonly index: number; readonly obj: Record<string, unknown> }[] {
+  const out: { line: string; index: number; obj: Record<string, unknown> }[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    try {
+      const obj: unknown = JSON.parse(line);
+      if (typeof obj === "object" && obj !== null) out.push({ line, index, obj: obj as Record<string, unknown> });
+    } catch {
+      // a torn last line of a run in progress
+    }
+  });
+  return out;
+}
+
 /** Appends one update's metrics line. */
 export function appendMetrics(runDir: string, line: Readonly<Record<string, unknown>>): void {
   appendFileSync(join(runDir, "metrics.jsonl"), JSON.stringify(line) + "\n");
@@ -115,14 +130,7 @@ export function truncateMetrics(runDir: string, update: number): MetricsLine | n
   if (!existsSync(path)) return null;
   const kept: string[] = [];
   let last: MetricsLine | null = null;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    let obj: Record<string, unknown>;
-    try {
-      obj = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
+  for (const { line, obj } of objectLines(readFileSync(path, "utf8"))) {
     if (typeof obj["update"] === "number" && obj["update"] <= update) {
       kept.push(line);
       last = obj as MetricsLine;
@@ -137,15 +145,7 @@ export function readMetrics(dir: string): MetricsLine[] {
   const path = join(dir, "metrics.jsonl");
   if (!existsSync(path)) return [];
   const out: MetricsLine[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const obj = JSON.parse(line) as Record<string, unknown>;
-      if (typeof obj["update"] === "number") out.push(obj as MetricsLine);
-    } catch {
-      // a torn last line of a run in progress
-    }
-  }
+  for (const { obj } of objectLines(readFileSync(path, "utf8"))) if (typeof obj["update"] === "number") out.push(obj as MetricsLine);
   return out.sort((a, b) => a.update - b.update);
 }
 
@@ -198,18 +198,7 @@ export function readSamples(dir: string, lastFiles = Infinity): SampleTrajectory
   const files = readdirSync(sdir).filter((f) => /^update-\d+\.jsonl$/.test(f)).sort();
   const picked = Number.isFinite(lastFiles) ? files.slice(-lastFiles) : files;
   const out: SampleTrajectory[] = [];
-  for (const f of picked) {
-    readFileSync(join(sdir, f), "utf8").split("\n").forEach((line, i) => {
-      if (line.trim() === "") return;
-      let raw: Record<string, unknown>;
-      try {
-        raw = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      out.push(toSample(raw, `${f}:${i + 1}`));
-    });
-  }
+  for (const f of picked) for (const { obj, index } of objectLines(readFileSync(join(sdir, f), "utf8"))) out.push(toSample(obj, `${f}:${index + 1}`));
   return out;
 }
 
