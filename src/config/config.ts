@@ -382,23 +382,3 @@ export function mergeConfig<T>(base: T, patch: unknown): T {
   for (const [k, v] of Object.entries(patch)) out[k] = mergeConfig(out[k], v);
   return out as T;
 }
-
-/**
- * A config as an older run directory recorded it, brought to today's shape: `method.formula`
- * (now rendered from the plan) is dropped, and `rlsd.enabled` becomes `pg.advantage`. Anything
- * else passes through untouched, to be validated by the caller.
- */
-export function upgradeConfig(raw: unknown): unknown {
-  if (typeof raw !== "object" || raw === null) return raw;
-  const c = structuredClone(raw) as Record<string, Record<string, unknown> | undefined>;
-  if (c["method"] && "formula" in c["method"]) delete c["method"]["formula"];
-  const rlsd = c["rlsd"];
-  if (rlsd && "enabled" in rlsd) {
-    const pg = (c["pg"] ??= {});
-    if (!("advantage" in pg)) pg["advantage"] = rlsd["enabled"] === true ? "rlsd" : "grpo";
-    delete rlsd["enabled"];
-  }
-  const loss = c["loss"];
-  if (loss && !("terms" in loss)) loss["terms"] = {};
-  return c;
-}

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../core/fs.ts";
-import { checkpointPolicyDir, checkpointUpdates, isRunDir, readMetrics, readSamples, type MetricsLine, type SampleTrajectory } from "../run/run-dir.ts";
-import { upgradeConfig, type SeedConfig } from "../config/config.ts";
+import { checkpointPolicyDir, checkpointUpdates, isRunDir, readMetrics, readRunConfig, readSamples, type MetricsLine, type SampleTrajectory } from "../run/run-dir.ts";
+import type { SeedConfig } from "../config/config.ts";
 import type { Estimate } from "./breakdown.ts";
 
 /** An evaluation record (`eval/<split>.json`). */
@@ -73,7 +73,7 @@ export function writeEvalRecord(dir: string, record: Record<string, unknown> & {
 export function readRunDir(dir: string, options: { sampleFiles?: number } = {}): RunData {
   const abs = resolve(dir);
   if (!isRunDir(abs)) throw new UsageError(`${dir} is not a run directory (needs config.json and metrics.jsonl, checkpoints/ or eval/)`);
-  const config = upgradeConfig(readJsonOf(join(abs, "config.json"))) as SeedConfig;
+  const config = readRunConfig(abs);
   const checkpoints = checkpointUpdates(abs);
   const newest = checkpoints.at(-1);
   const tok = newest === undefined ? null : join(checkpointPolicyDir(abs, newest), "tokenizer.json");

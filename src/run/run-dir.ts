@@ -10,13 +10,14 @@
  *   <run>/eval/<split>.json              evaluation records (written and read by `eval/run-data.ts`)
  *
  * Tolerant of a run in progress: a torn last metrics line is skipped, missing folders are empty
- * lists. A config.json written by an older version is read through `upgradeConfig`.
+ * lists. A config.json written by an older version is read through `upgradeConfig`, so old run
+ * directories resume and report unchanged.
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../core/fs.ts";
-import { upgradeConfig, type SeedConfig } from "../config/config.ts";
+import type { SeedConfig } from "../config/config.ts";
 import { checkpointName, listCheckpoints } from "./checkpoint.ts";
 
 /** One metrics line (numbers, plus the nested `seconds` object). */
@@ -53,6 +54,26 @@ export type SampleTrajectory = {
  */
 export function isRunDir(dir: string): boolean {
   return existsSync(join(dir, "config.json")) && ["metrics.jsonl", "checkpoints", "eval"].some((n) => existsSync(join(dir, n)));
+}
+
+/**
+ * A config as an older run directory recorded it, brought to today's shape: `method.formula`
+ * (now rendered from the plan) is dropped, and `rlsd.enabled` becomes `pg.advantage`. Anything
+ * else passes through untouched, to be validated by the caller.
+ */
+export function upgradeConfig(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null) return raw;
+  const c = structuredClone(raw) as Record<string, Record<string, unknown> | undefined>;
+  if (c["method"] && "formula" in c["method"]) delete c["method"]["formula"];
+  const rlsd = c["rlsd"];
+  if (rlsd && "enabled" in rlsd) {
+    const pg = (c["pg"] ??= {});
+    if (!("advantage" in pg)) pg["advantage"] = rlsd["enabled"] === true ? "rlsd" : "grpo";
+    delete rlsd["enabled"];
+  }
+  const loss = c["loss"];
+  if (loss && !("terms" in loss)) loss["terms"] = {};
+  return c;
 }
 
 /** The resolved config a run directory was trained with (in today's shape). */
