@@ -2,19 +2,21 @@
  * WebShop (text mode): the environment, shops (generated default, real files), goals and splits,
  * the reward, search, page rendering, the expert and its noisy mode, file loaders, and a speed
  * probe. Recorded deviations from the benchmark: nouns of the type reward come from a heuristic
- * tagger (no spaCy), option matching compares option values (upstream compares a synthetic
- * goal's `(name, value)` pairs), the goal shuffle uses the project's RNG (so the order differs
- * from Python's `random.seed(233)`), the search tokenizer approximates Lucene's, the upstream
- * debug queries (`<r>`, `<a>`, `<c>`, `<q>`) are ordinary keywords, and the done page shows only
- * its thank-you line and the score.
+ * tagger (no spaCy), the goal shuffle uses the project's RNG (so the order differs from Python's
+ * `random.seed(233)`), the search tokenizer approximates Lucene's, the upstream debug queries
+ * (`<r>`, `<a>`, `<c>`, `<q>`) are ordinary keywords, and the done page shows only its thank-you
+ * line and the score. Option matching follows upstream's `(name, value)` tuples by default
+ * (`optionRule: "values"` is the lenient alternative).
  */
 export { WebShopEnv, parseAction, SEARCH_ACTION, WEBSHOP_SUCCESS_REWARD } from "./env.ts";
 export type { WebShopEnvOptions } from "./env.ts";
 export { Shop, generatedShop, realShop, TEST_GOALS, GOAL_SPLITS } from "./shop.ts";
 export type { GeneratedShopOptions, RealShopOptions } from "./shop.ts";
 export { webshopExpert, webshopRandomAction, goalQuery } from "./expert.ts";
-export { webshopReward, typeReward, attributeMatches, optionMatches, FUZZY_THRESHOLD } from "./reward.ts";
-export type { RewardBreakdown } from "./reward.ts";
+export {
+  webshopReward, typeReward, attributeMatches, optionMatches, goalOptionItems, goalOptionsCreditable, FUZZY_THRESHOLD,
+} from "./reward.ts";
+export type { RewardBreakdown, OptionRule, GoalOptionItem } from "./reward.ts";
 export { tokenSetRatio, fuzzProcess } from "./fuzz.ts";
 export { normalizeColor, COLOR_SET } from "./colors.ts";
 export { nouns, isNoun } from "./nouns.ts";
