@@ -26,8 +26,12 @@ type Block = readonly [i: number, j: number, size: number];
  */
 class SequenceMatcher {
   private readonly b2j = new Map<number, number[]>();
+  private readonly a: readonly number[];
+  private readonly b: readonly number[];
 
-  constructor(private readonly a: readonly number[], private readonly b: readonly number[]) {
+  constructor(a: readonly number[], b: readonly number[]) {
+    this.a = a;
+    this.b = b;
     b.forEach((c, j) => {
       const list = this.b2j.get(c);
       if (list === undefined) this.b2j.set(c, [j]);
