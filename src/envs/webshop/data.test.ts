@@ -5,12 +5,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { englishAnalyzer } from "../text/analyzer.ts";
 import { loadCatalogFile, loadGoalQueryMap, loadHumanGoalTexts, loadHumanInstructionsFile } from "./data-files.ts";
 import { WebShopEnv } from "./env.ts";
 import { goalQuery, webshopExpert } from "./expert.ts";
 import { playEpisode } from "../expert.ts";
-import { ProductSearch, cachedEnglishAnalyzer, searchDocument } from "./search-engine.ts";
+import { ProductSearch } from "./search-engine.ts";
 import { goalOptionsCreditable } from "./reward.ts";
 import { realShop } from "./shop.ts";
 import type { WebShopTaskPayload } from "./types.ts";
@@ -46,14 +45,6 @@ test("the catalogue is searchable: a product's own title finds it first, and ind
   assert.equal(engine.search("console tables").length, 50);
   // A loose bound (a shared, loaded CI machine): it guards against a quadratic regression.
   assert.ok(buildMs < 5000, `index built in ${buildMs.toFixed(0)} ms`);
-});
-
-test("the cached analyzer gives exactly englishAnalyzer's terms on every real document", () => {
-  const cached = cachedEnglishAnalyzer();
-  for (const p of products) {
-    const doc = searchDocument(p);
-    assert.deepEqual(cached(doc), englishAnalyzer(doc), p.asin);
-  }
 });
 
 test("the human files parse: 12,087 instructions, 1,506 query pairs, 12,251 annotated goals over 10,136 products", () => {

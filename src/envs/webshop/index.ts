@@ -3,7 +3,7 @@
  * the reward, search, page rendering, the expert and its noisy mode, file loaders, and a speed
  * probe. Recorded deviations from the benchmark: nouns of the type reward come from a heuristic
  * tagger (no spaCy), the goal shuffle uses the project's RNG (so the order differs from Python's
- * `random.seed(233)`), the search tokenizer approximates Lucene's, the upstream debug queries
+ * `random.seed(233)`), the upstream debug queries
  * (`<r>`, `<a>`, `<c>`, `<q>`) are ordinary keywords, and the done page shows only its thank-you
  * line and the score. Option matching follows upstream's `(name, value)` tuples by default
  * (`optionRule: "values"` is the lenient alternative).
@@ -29,7 +29,7 @@ export type { CleanOptions } from "./catalog.ts";
 export { generateCatalog } from "./generator.ts";
 export type { GeneratorOptions, GeneratedCatalog } from "./generator.ts";
 export { deriveInstructions, productAttributePhrases, ATTRIBUTE_LEXICON } from "./derive.ts";
-export { ProductSearch, searchDocument, optionText, cachedEnglishAnalyzer, SEARCH_RETURN_N } from "./search-engine.ts";
+export { ProductSearch, searchDocument, optionText, SEARCH_RETURN_N } from "./search-engine.ts";
 export {
   renderSearchPage, renderResultsPage, renderItemPage, renderSubPage, renderDonePage, RESULTS_PER_PAGE, SUB_PAGES,
 } from "./pages.ts";
