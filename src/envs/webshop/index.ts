@@ -1,8 +1,9 @@
 /**
  * WebShop (text mode): the environment, shops (generated default, real files), goals and splits,
  * the reward, search, page rendering, the expert and its noisy mode, file loaders, and a speed
- * probe. Recorded deviations from the benchmark: nouns of the type reward come from a heuristic
- * tagger (no spaCy), the goal shuffle uses the project's RNG (so the order differs from Python's
+ * probe. Recorded deviations from the benchmark: nouns of the type reward come from a table of
+ * spaCy's tags for the shipped catalogue's titles (other titles: its word lexicon, then a suffix
+ * rule), the goal shuffle uses the project's RNG (so the order differs from Python's
  * `random.seed(233)`), the upstream debug queries
  * (`<r>`, `<a>`, `<c>`, `<q>`) are ordinary keywords, and the done page shows only its thank-you
  * line and the score. Option matching follows upstream's `(name, value)` tuples by default
@@ -19,7 +20,7 @@ export {
 export type { RewardBreakdown, OptionRule, GoalOptionItem } from "./reward.ts";
 export { tokenSetRatio, fuzzProcess } from "./fuzz.ts";
 export { normalizeColor, COLOR_SET } from "./colors.ts";
-export { nouns, isNoun } from "./nouns.ts";
+export { nouns, isNoun, isNounByRule } from "./nouns.ts";
 export {
   priceClause, syntheticGoals, humanGoals, shuffleGoals, splitRange, PRICE_RANGE, NO_PRICE_LIMIT, GOAL_SHUFFLE_SEED,
 } from "./goals.ts";

@@ -6,7 +6,7 @@
  * which `normalize_color` tests by element equality and thefuzz turns into text with `str()`
  * (`"('color', 'navy blue')"`). `optionRule: "values"` compares the option values instead (the
  * rule this port used before; it credits about 5% of synthetic goals that upstream can never
- * fully match and credits wrong values about twice as often). Success is a score of exactly 1.0.
+ * fully match and credits wrong values nearly twice as often). Success is a score of exactly 1.0.
  */
 import { COLOR_SET, normalizeColor } from "./colors.ts";
 import { tokenSetRatio } from "./fuzz.ts";
