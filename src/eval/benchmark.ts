@@ -151,6 +151,7 @@ export function benchmarkJson(result: BenchmarkResult, extra: Record<string, unk
     headline_value: b.metrics[b.headline]?.value ?? null,
     metrics,
     counts: b.counts,
+    ...(b.note ? { note: b.note } : {}),
     // Per task, in task order: the id and the score (1/0 success; WebShop's score): what paired
     // comparisons between methods evaluated on the same tasks resample.
     task_ids: result.trajectories.map((t) => t.taskId),

@@ -187,6 +187,7 @@ export const command: Command = {
     else {
       const cols = b.columns.map((c) => `${c} ${(100 * (b.metrics[c]?.value ?? Number.NaN)).toFixed(1)}`).join(", ");
       console.log(`${envId}/${split}: ${b.episodes} episodes (${decoding.kind === "greedy" ? "greedy" : `T=${decoding.temperature}`}); ${cols}; valid actions ${(100 * result.summary.valid_action_rate).toFixed(1)}%, mean length ${result.summary.mean_length.toFixed(1)} (${result.summary.seconds.toFixed(1)} s)`);
+      if (b.note) console.log(b.note);
     }
     return 0;
   },
