@@ -13,6 +13,7 @@
  * Reports are rendered from what this returns and nothing else. Tolerant of a run in progress:
  * a torn last metrics line is skipped, missing folders are empty lists.
  */
+import type { Panel } from "./panel.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
@@ -57,6 +58,8 @@ export type EvalRecord = {
   readonly headline: string;
   readonly metrics: Readonly<Record<string, Estimate>>;
   readonly counts: Readonly<Record<string, number>>;
+  /** Which tasks were evaluated (records written before panels were logged have none). */
+  readonly panel?: Panel;
   readonly success_rate: number;
   readonly mean_length: number;
   readonly valid_action_rate: number;
