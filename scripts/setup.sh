@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh Debian/Ubuntu machine: system packages (oneDNN for the native engine,
-# Chromium for the report's browser test), then npm ci, which builds the native addon.
+# Chromium for the report's browser test, a JDK and Maven for the Lucene reference test), then
+# npm ci, which builds the native addon.
 # Safe to re-run: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=(libdnnl-dev g++ make python3 chromium)
+want=(libdnnl-dev g++ make python3 chromium default-jdk-headless maven)
 # the benchmark peer (npm run bench); without a threaded OpenBLAS, Debian's torch falls back to reference BLAS
 [ "${SEED_SETUP_TORCH:-0}" = 1 ] && want+=(python3-torch libopenblas0-pthread)
 missing=()
@@ -29,5 +30,6 @@ elif [ ! -f native/build/Release/seed_native.node ] && [ -f native/binding.gyp ]
   node scripts/build-native.mjs
 fi
 
-# the reference implementations some tests compare against (thefuzz, tokenizers, ...)
+# the reference implementations some tests compare against (thefuzz, tokenizers, ...; Lucene)
 ./scripts/setup-python.sh
+./scripts/setup-java.sh

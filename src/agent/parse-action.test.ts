@@ -33,17 +33,30 @@ test("Sokoban: first keyword in up/down/left/right/still order; still when missi
   assert.deepEqual(projectSokoban("<think>t</think><action>still</action>"), { action: "still", valid: true });
 });
 
-test("Search: search first, re-emitted trimmed; text after the first </search> is ignored", () => {
-  assert.deepEqual(projectSearch("<think>x</think><search> who wrote it </search> and <answer>x</answer>"), { action: "<search>who wrote it</search>", valid: true });
+test("Search: one block, re-emitted trimmed in lower-case tags; a search wins over a later answer", () => {
+  assert.deepEqual(projectSearch("<think>x</think><search> who wrote it </search>"), { action: "<search>who wrote it</search>", valid: true });
   assert.deepEqual(projectSearch("<answer> James Madison </answer>"), { action: "<answer>James Madison</answer>", valid: true });
   assert.deepEqual(projectSearch("<SEARCH>Upper</SEARCH>"), { action: "<search>Upper</search>", valid: true });
+  // The search is still the action sent, but a response with both tags is invalid (verl-agent counts the whole text).
+  assert.deepEqual(projectSearch("<search> who wrote it </search> and <answer>x</answer>"), { action: "<search>who wrote it</search>", valid: false });
 });
 
-test("Search: both tags, a repeated tag, or neither block is invalid", () => {
+test("Search: both tags, a repeated tag, or neither block is invalid, wherever the extra tag stands", () => {
   assert.deepEqual(projectSearch("<answer>a</answer><search>q</search>"), { action: "<search>q</search>", valid: false });
   assert.equal(projectSearch("<search>a <search> b</search>").valid, false);
   assert.equal(projectSearch("<answer>a <answer>b</answer>").valid, false);
+  // Tags after the first closing tag count too: two searches, or two answers, are invalid.
+  assert.deepEqual(projectSearch("<search>a</search> then <search>b</search>"), { action: "<search>a</search>", valid: false });
+  assert.deepEqual(projectSearch("<answer>a</answer><answer>b</answer>"), { action: "<answer>a</answer>", valid: false });
+  assert.equal(projectSearch("<search>a</search><SEARCH>b</SEARCH>").valid, false);
   assert.deepEqual(projectSearch("I think the answer is Paris"), { action: "", valid: false });
+});
+
+test("Search: the cut after the first closing tag is case-sensitive, as Python's `in`", () => {
+  // No lower-case "</search>": nothing is cut, and the first block (tags in any case) is taken.
+  assert.deepEqual(projectSearch("<SEARCH>a</SEARCH> x"), { action: "<search>a</search>", valid: true });
+  // "</SEARCH>" does not cut, "</answer>" does: the answer is the action (invalid: both tags occur).
+  assert.deepEqual(projectSearch("<answer>a</answer><search>q</SEARCH>"), { action: "<answer>a</answer>", valid: false });
 });
 
 test("EZPoints: exactly one distinct token after \"action\": is valid; 10 counts once", () => {

@@ -4,9 +4,8 @@
  * model's raw text, only the string returned here; an invalid response still sends a string
  * (the protocol's fallback), which the environment answers as it answers any bad action.
  *
- * Deliberate choices where versions differ: ALFWorld/WebShop send the lower-cased tail of the
- * response (30 / 20 characters) when the action tags are missing; the Search-QA cut after the
- * first closing tag is case-insensitive, like the tag matching itself.
+ * Deliberate choice where versions differ: ALFWorld/WebShop send the lower-cased tail of the
+ * response (30 / 20 characters) when the action tags are missing.
  */
 import type { EnvId } from "./protocol.ts";
 
@@ -61,24 +60,26 @@ function countMatches(text: string, re: RegExp): number {
 }
 
 /**
- * Search-QA: cut after the first `</search>` (else the first `</answer>`), take the first
- * `<search>` block else the first `<answer>` block, re-emit it trimmed in its tags. Invalid when
- * neither exists, when both kinds of tag occur, or when either opening tag occurs twice.
+ * Search-QA, as verl-agent's `search_projection`: cut after the first `</search>`, else after the
+ * first `</answer>` (a case-sensitive test, as Python's `in`); in what is left take the first
+ * `<search>` block, else the first `<answer>` block (tags in any case), re-emitted trimmed in
+ * lower-case tags. Valid only when a block was found and the whole response, not just the part
+ * before the cut, holds exactly one action tag: `<search>` and `<answer>` together, or either
+ * twice (counted in any case), make it invalid, so it pays the invalid-action penalty.
  */
 export function projectSearch(response: string): ProjectedAction {
-  const lower = response.toLowerCase();
   let cut = response;
-  const s = lower.indexOf("</search>");
-  const a = lower.indexOf("</answer>");
+  const s = response.indexOf("</search>");
+  const a = response.indexOf("</answer>");
   if (s !== -1) cut = response.slice(0, s + "</search>".length);
   else if (a !== -1) cut = response.slice(0, a + "</answer>".length);
   const search = /<search>([\s\S]*?)<\/search>/i.exec(cut);
-  const answer = /<answer>([\s\S]*?)<\/answer>/i.exec(cut);
+  const answer = search ? null : /<answer>([\s\S]*?)<\/answer>/i.exec(cut);
   let action = "";
   if (search) action = `<search>${search[1]!.trim()}</search>`;
   else if (answer) action = `<answer>${answer[1]!.trim()}</answer>`;
-  const searchTags = countMatches(cut, /<search>/gi);
-  const answerTags = countMatches(cut, /<answer>/gi);
+  const searchTags = countMatches(response, /<search>/gi);
+  const answerTags = countMatches(response, /<answer>/gi);
   const valid = action !== "" && !(searchTags > 0 && answerTags > 0) && searchTags <= 1 && answerTags <= 1;
   return { action, valid };
 }

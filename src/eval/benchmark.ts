@@ -9,8 +9,9 @@
  *   Search-QA  one or more question sets (the split is a dataset name; `all` takes every set of
  *              the data folder, or the synthetic test questions without one)
  *
- * Decoding is greedy or sampled at a temperature, with every sample seeded from
- * (seed, "eval", task index) by `evaluate`. Not here: tables and reports.
+ * A `count` takes the split's first N tasks, or with `panelSeed` a seeded draw of N (`panel.ts`);
+ * every result carries its panel's hash. Decoding is greedy or sampled at a temperature, with
+ * every sample seeded from (seed, "eval", task index) by `evaluate`. Not here: tables and reports.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { UsageError } from "../core/errors.ts";
@@ -26,12 +27,15 @@ import { trainingEnv } from "../run/training-env.ts";
 import { rolloutOptions } from "../run/rollout-options.ts";
 import { breakdown, groupOf, type Breakdown } from "./breakdown.ts";
 import { evaluate, type EvalSummary } from "./evaluate.ts";
+import { describePanel, selectPanel, type Panel } from "./panel.ts";
 
 /** Tasks of one evaluation split and how to build their environment. */
 export type EvalSuite = {
   readonly env: string;
   readonly split: string;
   readonly tasks: readonly TaskSpec[];
+  /** Seed the tasks were drawn with (`selectPanel`), absent for a split's first tasks. */
+  readonly panelSeed?: number;
   makeEnv(): Env;
 };
 
@@ -47,14 +51,18 @@ export type BenchmarkResult = {
   readonly trajectories: Trajectory[];
   /** The column (task type, dataset) of each task, in task order. */
   readonly groups: readonly string[];
+  /** Which tasks were evaluated (count, draw seed, content hash). */
+  readonly panel: Panel;
 };
 
 /** Options of {@link evalSuite}. */
 export type SuiteOptions = {
   /** Real data root (`../shared/data/alfworld`, the WebShop folder, the Search-QA folder); "" or absent: generated. */
   readonly data?: string;
-  /** Evaluate only the first N tasks (generated ALFWorld: the number of games). */
+  /** Evaluate only the first N tasks (generated ALFWorld: the number of games), or N drawn with `panelSeed`. */
   readonly count?: number;
+  /** Draw the `count` tasks from the whole split with this seed instead of taking the first ones. */
+  readonly panelSeed?: number;
   /** Search-QA: a `/retrieve` endpoint to search instead of the data folder's corpus. */
   readonly retrieverUrl?: string;
 };
@@ -92,22 +100,27 @@ export function evalSuite(config: SeedConfig, split: string, options: SuiteOptio
   const env = trainingEnv({ ...config, env: { ...config.env, data } });
   if (options.count !== undefined && (!Number.isInteger(options.count) || options.count < 1)) throw new UsageError(`the task count must be a positive integer, got ${options.count}`);
   let tasks: TaskSpec[];
+  // A seeded draw needs the whole split (all sets for Search-QA's "all"); a plain count cuts each list.
+  // Generated ALFWorld games, Sokoban levels and EZPoints hands are made per index, so their
+  // first `count` already form a fixed panel and there is no finite split to draw from.
+  const perIndex = (config.env.name === "alfworld" && data === "") || config.env.name === "sokoban" || config.env.name === "ezpoints";
+  const seeded = options.panelSeed !== undefined && options.count !== undefined && !perIndex;
+  const cut = seeded ? Number.MAX_SAFE_INTEGER : options.count ?? Number.MAX_SAFE_INTEGER;
   if (config.env.name === "alfworld" && data === "") {
     tasks = env.tasks(split, options.count ?? GENERATED_ALFWORLD_COUNTS[split] ?? 128);
   } else if (config.env.name === "search" && split === "all") {
     const sets = data === "" ? ["test"] : searchDatasets(data);
-    tasks = sets.flatMap((s) => env.tasks(s, options.count ?? Number.MAX_SAFE_INTEGER));
+    tasks = sets.flatMap((s) => env.tasks(s, cut));
   } else {
-    tasks = env.tasks(split, options.count ?? Number.MAX_SAFE_INTEGER);
+    tasks = env.tasks(split, cut);
   }
+  if (seeded) tasks = selectPanel(tasks, options.count, options.panelSeed);
   if (tasks.length === 0) throw new UsageError(`${config.env.name} has no tasks in split '${split}'${data ? ` under ${data}` : ""}`);
   const url = options.retrieverUrl;
-  if (url !== undefined) {
-    if (!envEntry(config.env.name).options.includes("retrieverUrl")) throw new UsageError(`--retriever-url applies to --env search only`);
-    const envOptions = { retrieverUrl: url, ...(data ? { dataPath: data } : {}) };
-    return { env: config.env.name, split, tasks, makeEnv: () => makeEnv(config.env.name, envOptions) };
-  }
-  return { env: config.env.name, split, tasks, makeEnv: () => env.makeEnv() };
+  if (url !== undefined && !envEntry(config.env.name).options.includes("retrieverUrl")) throw new UsageError(`--retriever-url applies to --env search only`);
+  const envOptions = url === undefined ? undefined : { retrieverUrl: url, ...(data ? { dataPath: data } : {}) };
+  const makeSuiteEnv = envOptions === undefined ? () => env.makeEnv() : () => makeEnv(config.env.name, envOptions);
+  return { env: config.env.name, split, tasks, ...(seeded ? { panelSeed: options.panelSeed } : {}), makeEnv: makeSuiteEnv };
 }
 
 /**
@@ -152,7 +165,8 @@ export async function evaluateBenchmark(policy: Policy, config: SeedConfig, suit
   });
   if (options.samplesFile !== undefined) appendTrajectories(options.samplesFile, trajectories);
   const groups = suite.tasks.slice(0, trajectories.length).map((t) => groupOf(suite.env, t));
-  return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories, groups };
+  const panel = describePanel(suite.env, suite.split, suite.tasks.slice(0, trajectories.length), suite.panelSeed ?? null);
+  return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories, groups, panel };
 }
 
 /** The JSON form of a result (what `seed eval --json` prints and `eval/*.json` files hold), without trajectories. */
@@ -170,6 +184,8 @@ export function benchmarkJson(result: BenchmarkResult, extra: Record<string, unk
     headline_value: b.metrics[b.headline]?.value ?? null,
     metrics,
     counts: b.counts,
+    panel: result.panel,
+    ...(b.note ? { note: b.note } : {}),
     // Per task, in task order: the id and the score (1/0 success; WebShop's score): what paired
     // comparisons between methods evaluated on the same tasks resample.
     task_ids: result.trajectories.map((t) => t.taskId),

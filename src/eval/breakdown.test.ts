@@ -4,7 +4,7 @@ import type { Trajectory } from "../core/trajectory.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import { alfworldGeneratedTasks } from "../envs/alfworld/index.ts";
 import { Rng } from "../core/rng.ts";
-import { alfworldTypeOf, breakdown, gammaSample, groupAverageEstimate, groupOf, rateAverageEstimate, rateEstimate, searchDatasetOf } from "./breakdown.ts";
+import { alfworldTypeOf, breakdown, gammaSample, groupAverageEstimate, groupOf, rateAverageEstimate, rateEstimate, searchDatasetOf, searchAverageNote } from "./breakdown.ts";
 
 /** A trajectory carrying only what the breakdown reads. */
 function traj(taskId: string, success: boolean, score = success ? 1 : 0): Trajectory {
@@ -119,4 +119,13 @@ test("gamma draws have the right mean and variance (shape below and above 1)", (
     assert.ok(Math.abs(m - shape) < 0.05 * shape + 0.02, `shape ${shape}: mean ${m}`);
     assert.ok(Math.abs(v - shape) < 0.1 * shape + 0.03, `shape ${shape}: variance ${v}`);
   }
+});
+
+test("search: an average over the present real sets says TriviaQA and PopQA are absent; generated questions need no note", () => {
+  const qa = (dataset: string, i: number): TaskSpec => ({ id: `${dataset}-${i}`, split: dataset, payload: { question: "q", answers: ["a"], dataset } });
+  const real = ["nq", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle"].map((d) => qa(d, 0));
+  const b = breakdown("search", "test", real, real.map((t) => traj(t.id, true)));
+  assert.equal(b.note, "Avg is the mean over the 5 present sets (NQ, HotpotQA, 2Wiki, MuSiQue, Bamboogle), not the paper's seven: TriviaQA, PopQA absent (TriviaQA and PopQA are not in ../shared/data)");
+  assert.equal(searchAverageNote(["NQ", "TriviaQA", "PopQA", "HotpotQA", "2Wiki", "MuSiQue", "Bamboogle"]), undefined);
+  assert.equal(breakdown("search", "test", [qa("synthetic", 0)], [traj("synthetic-0", true)]).note, undefined);
 });

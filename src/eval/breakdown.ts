@@ -44,6 +44,8 @@ export type Breakdown = {
   readonly metrics: Readonly<Record<string, Estimate>>;
   /** Episodes per group column (task type, dataset). */
   readonly counts: Readonly<Record<string, number>>;
+  /** What a reader must know about the summary column (Search-QA: which of the paper's sets it averages). */
+  readonly note?: string;
 };
 
 /** Dataset labels of Search-QA in the paper's column order. */
@@ -51,6 +53,20 @@ export const SEARCH_DATASETS: readonly (readonly [string, string])[] = [
   ["nq", "NQ"], ["triviaqa", "TriviaQA"], ["popqa", "PopQA"], ["hotpotqa", "HotpotQA"],
   ["2wikimultihopqa", "2Wiki"], ["musique", "MuSiQue"], ["bamboogle", "Bamboogle"],
 ];
+
+/**
+ * For a Search-QA average over `present` dataset columns: a note saying which of the paper's
+ * seven sets are absent (TriviaQA and PopQA are not in ../shared/data), or undefined when all
+ * seven are present or none of them is (generated questions).
+ */
+export function searchAverageNote(present: readonly string[]): string | undefined {
+  const paper = SEARCH_DATASETS.map(([, label]) => label);
+  const real = present.filter((p) => paper.includes(p));
+  const missing = paper.filter((p) => !present.includes(p));
+  if (real.length === 0 || missing.length === 0) return undefined;
+  return `Avg is the mean over the ${real.length} present sets (${real.join(", ")}), not the paper's seven: ${missing.join(", ")} absent${
+    missing.includes("TriviaQA") && missing.includes("PopQA") ? " (TriviaQA and PopQA are not in ../shared/data)" : ""}`;
+}
 
 /** The ALFWorld task type of a task: the generated game's own type, else the game path's bucket. */
 export function alfworldTypeOf(task: TaskSpec): TaskType | undefined {
@@ -178,7 +194,8 @@ export function breakdown(env: string, split: string, tasks: readonly TaskSpec[]
     const present = [...groups.keys()].sort((a, b) => (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99) || a.localeCompare(b));
     for (const label of present) metrics[label] = rateEstimate(success(groups.get(label)!), groups.get(label)!.length);
     metrics["Avg"] = rateAverageEstimate(present.map((l) => groups.get(l)!.map((t) => (t.success ? 1 : 0))), bseed);
-    return { env, split, episodes: trajectories.length, columns: [...present, "Avg"], headline: "Avg", metrics, counts };
+    const note = searchAverageNote(present);
+    return { env, split, episodes: trajectories.length, columns: [...present, "Avg"], headline: "Avg", metrics, counts, ...(note ? { note } : {}) };
   }
   metrics["Success"] = rateEstimate(success(trajectories), trajectories.length);
   if (env === "webshop") {

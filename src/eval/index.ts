@@ -9,7 +9,8 @@ export { evaluate, summarize, type EvalSummary, type EvaluateOptions } from "./e
 /** Whole-split suites (140 / 134 real ALFWorld games, 128 WebShop goals, Search-QA sets) evaluated as a run acts. */
 export { evalSuite, evaluateBenchmark, evalRolloutOptions, benchmarkJson, searchDatasets, GENERATED_ALFWORLD_COUNTS, type EvalSuite, type Decoding, type BenchmarkResult } from "./benchmark.ts";
 /** The paper's columns with 95% intervals (per task type + macro average, per dataset + average, score + success). */
-export { breakdown, groupOf, rateEstimate, rateAverageEstimate, groupAverageEstimate, type Breakdown, type Estimate } from "./breakdown.ts";
+export { breakdown, groupOf, rateEstimate, rateAverageEstimate, groupAverageEstimate, searchAverageNote, type Breakdown, type Estimate } from "./breakdown.ts";
+export { selectPanel, panelHash, describePanel, type Panel } from "./panel.ts";
 /** Means over training seeds with t-intervals; paired differences (over seeds, or a bootstrap over shared games). */
 export { aggregate, seedEstimate, pairedDifference, pairedBootstrapDifference, clampEstimate, type Aggregate } from "./aggregate.ts";
 /** Markdown Table 1 (methods × columns) and Table 2 (ablations). */

@@ -65,6 +65,17 @@ export function armCurve(arm: ArmResults, key: string, color: string): Series | 
   };
 }
 
+/** Which task panel the runs of a split were evaluated on: one hash, or a warning that they differ. */
+export function panelNote(data: ExperimentData, split: string): string {
+  const hashes = new Set(data.arms.flatMap((a) => a.runs.flatMap((r) => {
+    const e = r.evals[split];
+    return e === undefined ? [] : [e.panel?.hash ?? "not recorded"];
+  })));
+  if (hashes.size === 0) return "";
+  if (hashes.size === 1) return `Task panel ${[...hashes][0]}.`;
+  return `Task panels differ between runs (${[...hashes].join(", ")}): these numbers were not measured on the same tasks.`;
+}
+
 function resultsSection(data: ExperimentData): string {
   const out: string[] = [];
   for (const split of data.splits) {
@@ -89,7 +100,7 @@ function resultsSection(data: ExperimentData): string {
     // Per-run counts: the aggregated estimate's n counts seeds, not episodes.
     const counts = Object.entries(data.arms.find((a) => a.evals[split])?.runs[0]?.evals[split]?.counts ?? {});
     const episodes = counts.length > 0 ? counts.reduce((s, [, v]) => s + Number(v), 0) : "?";
-    out.push(`<p class="note">${esc(intervalNote(data.arms.map((a) => a.evals[split])))} Episodes per seed: ${episodes} (${counts.map(([k, v]) => `${k} ${v}`).join(", ")}).</p>`);
+    out.push(`<p class="note">${esc(intervalNote(data.arms.map((a) => a.evals[split])))} Episodes per seed: ${episodes} (${counts.map(([k, v]) => `${k} ${v}`).join(", ")}). ${esc(panelNote(data, split))}</p>`);
   }
   return out.length ? `<h2>Results</h2>${out.join("")}` : `<h2>Results</h2><p class="note">No evaluation records yet (eval/*.json in the run directories).</p>`;
 }

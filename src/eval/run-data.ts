@@ -4,6 +4,7 @@
  * checkpoint (`benchmarkJson` + `update`, `run`). Reports are rendered from what this returns
  * and nothing else.
  */
+import type { Panel } from "./panel.ts";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
@@ -22,6 +23,8 @@ export type EvalRecord = {
   readonly headline: string;
   readonly metrics: Readonly<Record<string, Estimate>>;
   readonly counts: Readonly<Record<string, number>>;
+  /** Which tasks were evaluated (records written before panels were logged have none). */
+  readonly panel?: Panel;
   readonly success_rate: number;
   readonly mean_length: number;
   readonly valid_action_rate: number;

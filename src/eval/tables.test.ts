@@ -53,3 +53,14 @@ test("ablation table: the headline of each variant and its difference from the f
   assert.match(lines[3]!, /\| -5\.8 \|$/);
   assert.match(lines[4]!, /^\| not run \| – \|  \|$/);
 });
+
+test("Table 1 for Search-QA labels an average over the present sets and names the absent ones", () => {
+  const cols = ["NQ", "HotpotQA", "2Wiki", "MuSiQue", "Bamboogle", "Avg"];
+  const bd: Breakdown = {
+    env: "search", split: "test", episodes: 500, columns: cols, headline: "Avg", counts: {},
+    metrics: Object.fromEntries(cols.map((c) => [c, { value: 0.3, low: 0.25, high: 0.35, n: 100, interval: "wilson" as const }])),
+  };
+  const md = resultsTable([{ method: "SEED", results: { "search/test": aggregate([bd]) } }]);
+  assert.ok(md.includes("| Method | NQ | HotpotQA | 2Wiki | MuSiQue | Bamboogle | Avg (5 sets) |"), md);
+  assert.ok(md.includes("not the paper's seven: TriviaQA, PopQA absent"), md);
+});

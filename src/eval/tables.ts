@@ -5,7 +5,7 @@
  * is a percentage with its 95% interval; a note under the table says what the interval is over
  * (seeds or episodes). Plain strings: the HTML report renders the same rows itself.
  */
-import type { Estimate } from "./breakdown.ts";
+import { SEARCH_DATASETS, searchAverageNote, type Estimate } from "./breakdown.ts";
 import type { Aggregate } from "./aggregate.ts";
 
 /** Benchmark titles of result keys `env/split`. */
@@ -84,13 +84,20 @@ export function resultsTable(rows: readonly MethodRow[], keys?: readonly string[
     return { key: k, cols: [...cols] };
   });
   const multi = columns.length > 1;
-  const header = ["Method", ...columns.flatMap(({ key, cols }) => cols.map((c) => (multi ? `${benchmarkTitle(key)} ${c}` : c)))];
+  // A Search-QA average over fewer than the paper's seven sets is labelled with its set count.
+  const notes = new Map(columns.flatMap(({ key, cols }) => {
+    const note = key.startsWith("search/") ? searchAverageNote(cols.filter((c) => c !== "Avg")) : undefined;
+    return note ? [[key, { note, sets: cols.filter((c) => c !== "Avg" && SEARCH_DATASETS.some(([, l]) => l === c)).length }] as const] : [];
+  }));
+  const label = (key: string, c: string): string => (c === "Avg" && notes.has(key) ? `Avg (${notes.get(key)!.sets} sets)` : c);
+  const header = ["Method", ...columns.flatMap(({ key, cols }) => cols.map((c) => (multi ? `${benchmarkTitle(key)} ${label(key, c)}` : label(key, c))))];
   const body = rows.map((r) => [r.method, ...columns.flatMap(({ key, cols }) => cols.map((c) => formatEstimate(r.results[key]?.metrics[c])))]);
   const first = order[0] ?? "";
   const what = first.startsWith("alfworld/") ? "success %, per task type; All = macro average over types" : first.startsWith("search/") ? "exact match %, per dataset; Avg = mean over datasets" : first.startsWith("webshop/") ? "score and success, %" : "success %";
   const title = multi ? "" : `**${benchmarkTitle(first)}** (${what})\n\n`;
   const note = intervalNote(rows.flatMap((r) => order.map((k) => r.results[k])));
-  return `${title}${markdownTable(header, body)}\n\n${note}`;
+  const sets = [...notes.values()].map((n) => `${n.note}.`).filter((n, i, all) => all.indexOf(n) === i);
+  return `${title}${markdownTable(header, body)}\n\n${note}${sets.length > 0 ? `\n\n${sets.join("\n\n")}` : ""}`;
 }
 
 /** One row of the ablation table. */

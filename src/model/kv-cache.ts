@@ -8,7 +8,8 @@
  * This is the `DecodeSession` that model/sample.ts drives.
  */
 import { ContextLimitError, ShapeError } from "../core/errors.ts";
-import { headDim } from "./config.ts";
+import { hasQkNorm, headDim, qDim } from "./config.ts";
+import { qkNormForward } from "./arch.ts";
 import { GLOBAL_NAMES } from "./params.ts";
 import { embed, headWeight, layerWeights, linear, type Transformer } from "./transformer.ts";
 
@@ -82,7 +83,7 @@ export class KvCache {
     });
     if (need > this.capacity) this.grow(need);
 
-    const D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd, cap = this.capacity;
+    const D = c.dModel, F = c.ffnSize, hd = headDim(c), Q = qDim(c), KV = c.nKvHeads * hd, cap = this.capacity;
     const ids = new Int32Array(n), positions = new Int32Array(n), seqs = new Int32Array(4 * rows.length);
     const cacheRow = new Int32Array(n); // where each new token's k/v goes in the cache
     let base = 0;
@@ -97,16 +98,18 @@ export class KvCache {
       base += t.length;
     });
 
-    const x = new Float32Array(n * D), xn = new Float32Array(n * D), q = new Float32Array(n * D), a = new Float32Array(n * D);
+    const x = new Float32Array(n * D), xn = new Float32Array(n * D), q = new Float32Array(n * Q), a = new Float32Array(n * Q);
     const k = new Float32Array(n * KV), v = new Float32Array(n * KV), inv = new Float32Array(n);
+    const qkn = hasQkNorm(c) ? { qRaw: new Float32Array(n * Q), kRaw: new Float32Array(n * KV), invQ: new Float32Array(n * c.nHeads), invK: new Float32Array(n * c.nKvHeads) } : null;
     const gate = new Float32Array(n * F), up = new Float32Array(n * F), h = new Float32Array(n * F);
     embed(x, m.params.get(GLOBAL_NAMES.embed), ids, D);
     for (let l = 0; l < c.nLayers; l++) {
       const w = layerWeights(m.params, l), kc = this.keys[l]!, vc = this.values[l]!;
       e.rmsnormForward(xn, inv, x, w.inputNorm, n, D, c.rmsNormEps);
-      linear(e, q, xn, w.q, w.qBias, n, D, D, "f32");
-      linear(e, k, xn, w.k, w.kBias, n, KV, D, "f32");
+      linear(e, qkn?.qRaw ?? q, xn, w.q, w.qBias, n, Q, D, "f32");
+      linear(e, qkn?.kRaw ?? k, xn, w.k, w.kBias, n, KV, D, "f32");
       linear(e, v, xn, w.v, w.vBias, n, KV, D, "f32");
+      if (qkn !== null) qkNormForward(e, c, w, q, k, qkn, n);
       e.rope(q, positions, n, c.nHeads, hd, c.ropeTheta);
       e.rope(k, positions, n, c.nKvHeads, hd, c.ropeTheta);
       for (let j = 0; j < n; j++) {
@@ -114,7 +117,7 @@ export class KvCache {
         vc.set(v.subarray(j * KV, (j + 1) * KV), cacheRow[j]! * KV);
       }
       e.attentionForward(a, null, q, kc, vc, seqs, c.nHeads, c.nKvHeads, hd);
-      e.matmul(x, a, w.o, n, D, D, false, true, true, "f32");
+      e.matmul(x, a, w.o, n, D, Q, false, true, true, "f32");
       e.rmsnormForward(xn, inv, x, w.postNorm, n, D, c.rmsNormEps);
       e.matmul(gate, xn, w.gate, n, F, D, false, true, false, "f32");
       e.matmul(up, xn, w.up, n, F, D, false, true, false, "f32");

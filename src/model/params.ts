@@ -1,18 +1,18 @@
 /**
  * The parameter store: every weight as a named, contiguous f32 array, under the Hugging Face
- * Qwen2 tensor names and layouts (Linear weights are [out, in] row-major, as PyTorch stores
+ * Qwen2 / Qwen3 / Llama tensor names and layouts (Linear weights are [out, in] row-major, as PyTorch stores
  * them), so a real Qwen2 checkpoint maps onto it tensor by tensor. The shape table is derived
  * from the config alone. Seeded initialisation follows Hugging Face Qwen2 (normal with std 0.02
  * for matrices and embeddings, ones for norms, zeros for biases). This file holds no file I/O.
  */
 import { Rng } from "../core/rng.ts";
 import { ShapeError } from "../core/errors.ts";
-import { headDim, type ModelConfig } from "./config.ts";
+import { hasQkNorm, headDim, qDim, type ModelConfig } from "./config.ts";
 
 /** Name and shape of one parameter tensor. */
 export type TensorSpec = { readonly name: string; readonly shape: readonly number[] };
 
-/** Names of the tensors of layer `i` (Hugging Face Qwen2 naming). */
+/** Names of the tensors of layer `i` (Hugging Face Qwen2 naming; `qNorm`/`kNorm` are Qwen3's). */
 export function layerNames(i: number) {
   const p = `model.layers.${i}.`;
   return {
@@ -23,6 +23,8 @@ export function layerNames(i: number) {
     qBias: `${p}self_attn.q_proj.bias`,
     kBias: `${p}self_attn.k_proj.bias`,
     vBias: `${p}self_attn.v_proj.bias`,
+    qNorm: `${p}self_attn.q_norm.weight`,
+    kNorm: `${p}self_attn.k_norm.weight`,
     o: `${p}self_attn.o_proj.weight`,
     postNorm: `${p}post_attention_layernorm.weight`,
     gate: `${p}mlp.gate_proj.weight`,
@@ -40,18 +42,22 @@ export const GLOBAL_NAMES = {
 
 /** Every parameter of a config, in a fixed order (embedding, layers, final norm, head). */
 export function paramSpecs(c: ModelConfig): TensorSpec[] {
-  const D = c.dModel, F = c.ffnSize, KV = c.nKvHeads * headDim(c);
+  const D = c.dModel, F = c.ffnSize, hd = headDim(c), Q = qDim(c), KV = c.nKvHeads * hd;
   const specs: TensorSpec[] = [{ name: GLOBAL_NAMES.embed, shape: [c.vocabSize, D] }];
   for (let i = 0; i < c.nLayers; i++) {
     const n = layerNames(i);
     specs.push({ name: n.inputNorm, shape: [D] });
-    specs.push({ name: n.q, shape: [D, D] });
-    if (c.qkvBias) specs.push({ name: n.qBias, shape: [D] });
+    specs.push({ name: n.q, shape: [Q, D] });
+    if (c.qkvBias) specs.push({ name: n.qBias, shape: [Q] });
     specs.push({ name: n.k, shape: [KV, D] });
     if (c.qkvBias) specs.push({ name: n.kBias, shape: [KV] });
     specs.push({ name: n.v, shape: [KV, D] });
     if (c.qkvBias) specs.push({ name: n.vBias, shape: [KV] });
-    specs.push({ name: n.o, shape: [D, D] });
+    if (hasQkNorm(c)) {
+      specs.push({ name: n.qNorm, shape: [hd] });
+      specs.push({ name: n.kNorm, shape: [hd] });
+    }
+    specs.push({ name: n.o, shape: [D, Q] });
     specs.push({ name: n.postNorm, shape: [D] });
     specs.push({ name: n.gate, shape: [F, D] });
     specs.push({ name: n.up, shape: [F, D] });

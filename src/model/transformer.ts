@@ -1,12 +1,14 @@
 /**
- * The Qwen2-family decoder: forward to per-token log-probs of given targets, and a hand-written
+ * The decoder of the Qwen2 family and its relatives (Qwen3, Llama; see `ModelArch`): forward to per-token log-probs of given targets, and a hand-written
  * backward of Σ_t w_t · logprob_t into a gradient store (no autograd: one graph, as in llm.c).
  * A batch of rows of different lengths is packed back to back (no padding). Only the hidden
  * states that predict a scored token go through the final norm and the LM head.
  *
- * Per layer, with x: [N, D] the residual stream (N packed tokens), KV = nKvHeads·headDim:
- *   xn1 = rmsnorm(x)                 q = xn1 Wqᵀ + bq [N, D], k, v = xn1 Wkᵀ + bk, ... [N, KV]
- *   q, k = rope(q, k)                a = attention(q, k, v) [N, D]
+ * Per layer, with x: [N, D] the residual stream (N packed tokens), Q = nHeads·headDim (= D
+ * unless the config sets headDim), KV = nKvHeads·headDim:
+ *   xn1 = rmsnorm(x)                 q = xn1 Wqᵀ + bq [N, Q], k, v = xn1 Wkᵀ + bk, ... [N, KV]
+ *   (Qwen3: q, k = per-head rmsnorm(q, k), arch.ts)
+ *   q, k = rope(q, k)                a = attention(q, k, v) [N, Q]
  *   x2 = x + a Woᵀ                   xn2 = rmsnorm(x2)
  *   h = silu(xn2 Wgᵀ) ⊙ (xn2 Wuᵀ)    [N, F]          x' = x2 + h Wdᵀ
  * Matmuls run in the compute dtype (bf16 when the config asks for it and the CPU has fast bf16
@@ -16,7 +18,8 @@
 import { ShapeError } from "../core/errors.ts";
 import { getEngine, type Engine } from "../engine/engine.ts";
 import type { MatmulDtype } from "../engine/kernels.ts";
-import { headDim, type ModelConfig } from "./config.ts";
+import { hasQkNorm, headDim, qDim, type ModelConfig } from "./config.ts";
+import { qkNormBackward, qkNormForward, type QkNormSaved } from "./arch.ts";
 import { GLOBAL_NAMES, layerNames, ParamStore } from "./params.ts";
 import { packBatch, type PackedBatch, type ScoreRow } from "./batch.ts";
 
@@ -24,15 +27,17 @@ import { packBatch, type PackedBatch, type ScoreRow } from "./batch.ts";
 export type LayerTensors = {
   inputNorm: Float32Array; q: Float32Array; k: Float32Array; v: Float32Array;
   qBias: Float32Array | null; kBias: Float32Array | null; vBias: Float32Array | null;
+  qNorm: Float32Array | null; kNorm: Float32Array | null;
   o: Float32Array; postNorm: Float32Array; gate: Float32Array; up: Float32Array; down: Float32Array;
 };
 
 /** The tensors of layer `i` of a store. */
 export function layerWeights(store: ParamStore, i: number): LayerTensors {
-  const n = layerNames(i), bias = store.config.qkvBias;
+  const n = layerNames(i), bias = store.config.qkvBias, qk = hasQkNorm(store.config);
   return {
     inputNorm: store.get(n.inputNorm), q: store.get(n.q), k: store.get(n.k), v: store.get(n.v),
     qBias: bias ? store.get(n.qBias) : null, kBias: bias ? store.get(n.kBias) : null, vBias: bias ? store.get(n.vBias) : null,
+    qNorm: qk ? store.get(n.qNorm) : null, kNorm: qk ? store.get(n.kNorm) : null,
     o: store.get(n.o), postNorm: store.get(n.postNorm), gate: store.get(n.gate), up: store.get(n.up), down: store.get(n.down),
   };
 }
@@ -59,6 +64,8 @@ type LayerActs = {
   x: Float32Array; inv1: Float32Array; xn1: Float32Array; q: Float32Array; k: Float32Array; v: Float32Array;
   a: Float32Array; lse: Float32Array; x2: Float32Array; inv2: Float32Array; xn2: Float32Array;
   gate: Float32Array; up: Float32Array; h: Float32Array;
+  /** Inputs of the q/k norm (Qwen3 only). */
+  qkn: QkNormSaved | null;
 };
 
 type ForwardState = {
@@ -73,7 +80,7 @@ type ForwardState = {
 };
 
 /** Config fields that decide the parameter shapes (dtype, context and norm eps do not). */
-const SHAPE_FIELDS = ["vocabSize", "dModel", "nLayers", "nHeads", "nKvHeads", "ffnSize", "qkvBias", "tiedEmbeddings"] as const;
+const SHAPE_FIELDS = ["arch", "vocabSize", "dModel", "nLayers", "nHeads", "nKvHeads", "headDim", "ffnSize", "qkvBias", "tiedEmbeddings"] as const;
 
 /** Options of a `Transformer`. */
 export type TransformerOptions = {
@@ -186,7 +193,7 @@ export class Transformer {
    */
   private forward(p: PackedBatch, weights: Float32Array | null): ForwardState {
     const c = this.config, e = this.engine, dt = this.computeDtype, save = weights !== null;
-    const N = p.n, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
+    const N = p.n, D = c.dModel, F = c.ffnSize, hd = headDim(c), Q = qDim(c), KV = c.nKvHeads * hd, qk = hasQkNorm(c);
     let x = this.buf(save ? "x0" : "x", N * D);
     embed(x, this.params.get(GLOBAL_NAMES.embed), p.ids, D);
     const layers: LayerActs[] = [];
@@ -195,20 +202,22 @@ export class Transformer {
       // Training keeps every layer's activations; scoring reuses one set.
       const k = (name: string) => (save ? `L${l}.${name}` : name);
       const acts: LayerActs = {
-        x, inv1: this.buf(k("inv1"), N), xn1: this.buf(k("xn1"), N * D), q: this.buf(k("q"), N * D),
-        k: this.buf(k("k"), N * KV), v: this.buf(k("v"), N * KV), a: this.buf(k("a"), N * D),
+        x, inv1: this.buf(k("inv1"), N), xn1: this.buf(k("xn1"), N * D), q: this.buf(k("q"), N * Q),
+        k: this.buf(k("k"), N * KV), v: this.buf(k("v"), N * KV), a: this.buf(k("a"), N * Q),
         lse: this.buf(k("lse"), N * c.nHeads), x2: this.buf(k("x2"), N * D), inv2: this.buf(k("inv2"), N),
         xn2: this.buf(k("xn2"), N * D), gate: this.buf(k("gate"), N * F), up: this.buf(k("up"), N * F), h: this.buf(k("h"), N * F),
+        qkn: qk ? { qRaw: this.buf(k("qRaw"), N * Q), kRaw: this.buf(k("kRaw"), N * KV), invQ: this.buf(k("invQ"), N * c.nHeads), invK: this.buf(k("invK"), N * c.nKvHeads) } : null,
       };
       e.rmsnormForward(acts.xn1, acts.inv1, x, w.inputNorm, N, D, c.rmsNormEps);
-      linear(e, acts.q, acts.xn1, w.q, w.qBias, N, D, D, dt);
-      linear(e, acts.k, acts.xn1, w.k, w.kBias, N, KV, D, dt);
+      linear(e, acts.qkn?.qRaw ?? acts.q, acts.xn1, w.q, w.qBias, N, Q, D, dt);
+      linear(e, acts.qkn?.kRaw ?? acts.k, acts.xn1, w.k, w.kBias, N, KV, D, dt);
       linear(e, acts.v, acts.xn1, w.v, w.vBias, N, KV, D, dt);
+      if (acts.qkn !== null) qkNormForward(e, c, w, acts.q, acts.k, acts.qkn, N);
       e.rope(acts.q, p.positions, N, c.nHeads, hd, c.ropeTheta);
       e.rope(acts.k, p.positions, N, c.nKvHeads, hd, c.ropeTheta);
       e.attentionForward(acts.a, acts.lse, acts.q, acts.k, acts.v, p.seqs, c.nHeads, c.nKvHeads, hd);
       acts.x2.set(x);
-      e.matmul(acts.x2, acts.a, w.o, N, D, D, false, true, true, dt);
+      e.matmul(acts.x2, acts.a, w.o, N, D, Q, false, true, true, dt);
       e.rmsnormForward(acts.xn2, acts.inv2, acts.x2, w.postNorm, N, D, c.rmsNormEps);
       e.matmul(acts.gate, acts.xn2, w.gate, N, F, D, false, true, false, dt);
       e.matmul(acts.up, acts.xn2, w.up, N, F, D, false, true, false, dt);
@@ -238,7 +247,7 @@ export class Transformer {
   private backwardFrom(st: ForwardState): void {
     const c = this.config, e = this.engine, dt = this.computeDtype, g = this.grads;
     const { p } = st;
-    const N = p.n, M = p.m, D = c.dModel, F = c.ffnSize, hd = headDim(c), KV = c.nKvHeads * hd;
+    const N = p.n, M = p.m, D = c.dModel, F = c.ffnSize, hd = headDim(c), Q = qDim(c), KV = c.nKvHeads * hd;
     const dhs = this.buf("dhs", M * D);
     e.rmsnormBackward(dhs, g.get(GLOBAL_NAMES.finalNorm), st.dhn!, st.hs, this.params.get(GLOBAL_NAMES.finalNorm), st.invF, M, D);
     let dx = this.buf("dx", N * D).fill(0);
@@ -249,8 +258,10 @@ export class Transformer {
     // The forward's scoring-set buffers ("gate", "up", ...) are free during backward; the
     // per-layer ones ("L3.gate") are not.
     const bufF1 = this.buf("gate", N * F), bufF2 = this.buf("up", N * F), bufF3 = this.buf("h", N * F);
-    const dxn = this.buf("xn1", N * D), dx2 = this.buf("x2", N * D), da = this.buf("a", N * D), dq = this.buf("q", N * D);
-    const dk = this.buf("k", N * KV), dv = this.buf("v", N * KV), ones = this.buf("ones", N).fill(1);
+    const dxn = this.buf("xn1", N * D), dx2 = this.buf("x2", N * D), da = this.buf("a", N * Q), dqn = this.buf("q", N * Q);
+    const dkn = this.buf("k", N * KV), dv = this.buf("v", N * KV), ones = this.buf("ones", N).fill(1);
+    // Gradients w.r.t. the projections' outputs: those of the normed q, k unless Qwen3 norms them.
+    const dq = hasQkNorm(c) ? this.buf("dqRaw", N * Q) : dqn, dk = hasQkNorm(c) ? this.buf("dkRaw", N * KV) : dkn;
     let dxIn = this.buf("dxIn", N * D);
     for (let l = c.nLayers - 1; l >= 0; l--) {
       const a = st.layers[l]!, w = layerWeights(this.params, l), gw = layerWeights(g, l);
@@ -265,20 +276,21 @@ export class Transformer {
       e.rmsnormBackward(dx2, gw.postNorm, dxn, a.x2, w.postNorm, a.inv2, N, D);
       for (let i = 0; i < N * D; i++) dx2[i] = dx2[i]! + dx[i]!;
       // x2 = x + a Woᵀ
-      e.matmul(da, dx2, w.o, N, D, D, false, false, false, dt);
-      e.matmul(gw.o, dx2, a.a, D, D, N, true, false, true, dt);
-      e.attentionBackward(dq, dk, dv, da, a.q, a.k, a.v, a.a, a.lse, p.seqs, c.nHeads, c.nKvHeads, hd);
-      e.rope(dq, p.positions, N, c.nHeads, hd, c.ropeTheta, true);
-      e.rope(dk, p.positions, N, c.nKvHeads, hd, c.ropeTheta, true);
+      e.matmul(da, dx2, w.o, N, Q, D, false, false, false, dt);
+      e.matmul(gw.o, dx2, a.a, D, Q, N, true, false, true, dt);
+      e.attentionBackward(dqn, dkn, dv, da, a.q, a.k, a.v, a.a, a.lse, p.seqs, c.nHeads, c.nKvHeads, hd);
+      e.rope(dqn, p.positions, N, c.nHeads, hd, c.ropeTheta, true);
+      e.rope(dkn, p.positions, N, c.nKvHeads, hd, c.ropeTheta, true);
+      if (a.qkn !== null) qkNormBackward(e, c, w, gw, dq, dk, dqn, dkn, a.qkn, N);
       if (gw.qBias !== null) {
-        e.matmul(gw.qBias, ones, dq, 1, D, N, false, false, true, "f32");
+        e.matmul(gw.qBias, ones, dq, 1, Q, N, false, false, true, "f32");
         e.matmul(gw.kBias!, ones, dk, 1, KV, N, false, false, true, "f32");
         e.matmul(gw.vBias!, ones, dv, 1, KV, N, false, false, true, "f32");
       }
-      e.matmul(dxn, dq, w.q, N, D, D, false, false, false, dt);
+      e.matmul(dxn, dq, w.q, N, D, Q, false, false, false, dt);
       e.matmul(dxn, dk, w.k, N, D, KV, false, false, true, dt);
       e.matmul(dxn, dv, w.v, N, D, KV, false, false, true, dt);
-      e.matmul(gw.q, dq, a.xn1, D, D, N, true, false, true, dt);
+      e.matmul(gw.q, dq, a.xn1, Q, D, N, true, false, true, dt);
       e.matmul(gw.k, dk, a.xn1, KV, D, N, true, false, true, dt);
       e.matmul(gw.v, dv, a.xn1, KV, D, N, true, false, true, dt);
       e.rmsnormBackward(dxIn, gw.inputNorm, dxn, a.x, w.inputNorm, a.inv1, N, D);

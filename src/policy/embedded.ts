@@ -17,7 +17,7 @@ import { Rng, deriveSeed } from "../core/rng.ts";
 import type { Engine } from "../engine/engine.ts";
 import { AdamW } from "../model/adamw.ts";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint, type CheckpointState, type OptimizerState } from "../model/checkpoint.ts";
-import type { ModelConfig } from "../model/config.ts";
+import { hasQkNorm, headDim, qDim, type ModelConfig } from "../model/config.ts";
 import { KvCache } from "../model/kv-cache.ts";
 import { ParamStore } from "../model/params.ts";
 import { decodeBatch, type DecodeRequest, type DecodeSession } from "../model/sample.ts";
@@ -55,11 +55,12 @@ export type CreateOptions = EmbeddedOptions & {
 
 /**
  * Bytes of activations the transformer keeps per token for backward (f32): per layer about
- * 8·D (residuals, norms, q, attention out) + 2·KV (k, v) + 3·F (gate, up, h) + heads (lse).
+ * 6·D (residuals, norms) + 2·Q (q, attention out) + 2·KV (k, v) + 3·F (gate, up, h) + heads
+ * (lse), and with Qwen3's q/k norm their inputs again (Q + KV).
  */
 export function activationBytesPerToken(c: ModelConfig): number {
-  const kv = (c.nKvHeads * c.dModel) / c.nHeads;
-  return 4 * c.nLayers * (8 * c.dModel + 2 * kv + 3 * c.ffnSize + c.nHeads);
+  const q = qDim(c), kv = c.nKvHeads * headDim(c), qk = hasQkNorm(c) ? q + kv : 0;
+  return 4 * c.nLayers * (6 * c.dModel + 2 * q + 2 * kv + qk + 3 * c.ffnSize + c.nHeads);
 }
 
 function defaultBatchTokens(c: ModelConfig): number {

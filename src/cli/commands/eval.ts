@@ -35,6 +35,8 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
                            folder; default: the run's data (generated worlds for the embedded defaults);
                            served models on alfworld default to ../shared/data/alfworld
   --episodes <n>           only the first n tasks (default: the whole split)
+  --panel-seed <n>         with --episodes: draw the n tasks from the whole split with this seed
+                           (Search-QA 'all': from all sets together); the panel's hash is printed
   --greedy                 greedy decoding (default: sampling at the run's eval temperature, 0.4)
   --temperature <t>        sampling temperature
   --seed <n>               seed of sampling and environment resets (default 0)
@@ -78,7 +80,7 @@ export const command: Command = {
       episodes: { type: "string" }, history: { type: "string" }, temperature: { type: "string" }, greedy: { type: "boolean" },
       "max-action-tokens": { type: "string" }, "max-steps": { type: "string" }, "action-mask": { type: "boolean" }, seed: { type: "string" }, data: { type: "string" },
       "retriever-url": { type: "string" }, tokenizer: { type: "string" }, "token-ids": { type: "string" }, samples: { type: "string" },
-      record: { type: "boolean" }, json: { type: "boolean" }, markdown: { type: "boolean" }, help: { type: "boolean", short: "h" },
+      "panel-seed": { type: "string" }, record: { type: "boolean" }, json: { type: "boolean" }, markdown: { type: "boolean" }, help: { type: "boolean", short: "h" },
     }, false);
     if (values.help) {
       console.log(USAGE);
@@ -89,6 +91,8 @@ export const command: Command = {
     const episodes = values.episodes === undefined ? undefined : numberOption(values.episodes, "episodes", 0);
     if (episodes !== undefined && (!Number.isInteger(episodes) || episodes < 1)) throw new UsageError(`--episodes must be a positive integer, got ${values.episodes}`);
     const seed = numberOption(values.seed, "seed", 0);
+    const panelSeed = values["panel-seed"] === undefined ? undefined : numberOption(values["panel-seed"], "panel-seed", 0);
+    if (panelSeed !== undefined && episodes === undefined) throw new UsageError("--panel-seed needs --episodes (the number of tasks to draw)");
 
     // The config the policy is evaluated under: the run's own, or the defaults for this env.
     const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
@@ -117,7 +121,9 @@ export const command: Command = {
     if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
     const split = values.split ?? defaultEvalSplit(envId, data);
     const retrieverUrl = values["retriever-url"];
-    const suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}), ...(retrieverUrl !== undefined ? { retrieverUrl } : {}) });
+    const suite = evalSuite(config, split, {
+      data, ...(episodes !== undefined ? { count: episodes } : {}), ...(panelSeed !== undefined ? { panelSeed } : {}), ...(retrieverUrl !== undefined ? { retrieverUrl } : {}),
+    });
     const policy = target !== null ? await openPolicyDir(target.policyDir) : await servedPolicy(values);
     const quietProgress = values.json || values.markdown;
     const result = await evaluateBenchmark(policy, config, suite, {
@@ -139,13 +145,15 @@ export const command: Command = {
     const json = benchmarkJson(result, extra);
     if (values.record) {
       if (target?.runDir == null) throw new UsageError("--record needs a checkpoint inside a run directory");
-      writeEvalRecord(target.runDir, { ...json, split, settings: { decoding, count: episodes ?? 0, data: config.env.data, seed, update: target.update } });
+      writeEvalRecord(target.runDir, { ...json, split, settings: { decoding, count: episodes ?? 0, panelSeed: panelSeed ?? null, data: config.env.data, seed, update: target.update } });
     }
     if (values.json) printJson(json);
     else if (values.markdown) console.log(resultsTable([{ method: target?.runDir ? config.method.name : String(json["policy"]), results: { [`${envId}/${split}`]: aggregate([b]) } }], [`${envId}/${split}`]));
     else {
       const cols = b.columns.map((c) => `${c} ${(100 * (b.metrics[c]?.value ?? Number.NaN)).toFixed(1)}`).join(", ");
       console.log(`${envId}/${split}: ${b.episodes} episodes (${decoding.kind === "greedy" ? "greedy" : `T=${decoding.temperature}`}); ${cols}; valid actions ${(100 * result.summary.valid_action_rate).toFixed(1)}%, mean length ${result.summary.mean_length.toFixed(1)} (${result.summary.seconds.toFixed(1)} s)`);
+      console.log(`panel ${result.panel.hash} (${result.panel.count} tasks${result.panel.seed === null ? "" : `, drawn with seed ${result.panel.seed}`})`);
+      if (b.note) console.log(b.note);
     }
     return 0;
   },

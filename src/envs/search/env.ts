@@ -5,7 +5,9 @@
  * the top 3 passages as `<information>…</information>` (§4.4); an answer ends the episode with
  * reward EM ∈ {0, 1} (§4.5); an invalid action returns an empty observation (or Search-R1's fixed
  * "My previous action is invalid…" text in that style). Every step counts: the 4th ends the
- * episode. With a remote retriever, await `prepare(action)` before `step(action)` (remote.ts).
+ * episode, and as in verl-agent's search env a search on that last turn is not executed (the
+ * episode ends with no information). With a remote retriever, await `prepare(action)` before
+ * `step(action)` (remote.ts).
  */
 import { DataError, EnvStateError } from "../../core/errors.ts";
 import type { Env, Observation, StepResult, TaskSpec } from "../env.ts";
@@ -90,7 +92,8 @@ export class SearchEnv implements Env {
   /** Fetch a remote search's passages before `step` (a no-op for in-process retrievers). */
   async prepare(action: string): Promise<void> {
     const a = parseSearchAction(action);
-    if (a.kind === "search" && isPrefetching(this.retriever)) await this.retriever.prefetch([a.query], this.topk);
+    const last = this.turns + 1 >= this.maxSteps;
+    if (a.kind === "search" && !last && isPrefetching(this.retriever)) await this.retriever.prefetch([a.query], this.topk);
   }
 
   step(action: string): StepResult {
@@ -98,8 +101,11 @@ export class SearchEnv implements Env {
     if (this.done) throw new EnvStateError("search: step after the episode ended; call reset");
     this.turns++;
     const a = parseSearchAction(action);
+    const last = this.turns >= this.maxSteps;
     let text = "", reward = 0, ended = false;
-    if (a.kind === "search") {
+    if (a.kind === "search" && last) {
+      // Upstream ends the episode before running the tool on the last turn.
+    } else if (a.kind === "search") {
       text = informationText(this.retriever.retrieve([a.query], this.topk), this.style);
     } else if (a.kind === "answer") {
       reward = exactMatch(a.answer, this.payload.answers);

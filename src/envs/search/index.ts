@@ -5,7 +5,7 @@
 export { SearchEnv, parseSearchAction, searchPayloadOf } from "./env.ts";
 export type { SearchEnvOptions, SearchAction } from "./env.ts";
 export { normalizeAnswer, exactMatch, substringMatch, extractAnswer } from "./em.ts";
-export { informationText, verlAgentResultText, searchR1ResultText, NO_RESULTS, SEARCH_R1_INVALID } from "./information.ts";
+export { informationText, verlAgentResultText, searchR1ResultText, SEARCH_R1_INVALID } from "./information.ts";
 export type { InformationStyle } from "./information.ts";
 export { pyJsonDumps, pyJsonString } from "./py-json.ts";
 export { Bm25Retriever, loadCorpus, parseCorpus } from "./retriever.ts";

@@ -10,9 +10,6 @@ import type { RetrievalHit } from "./retriever.ts";
 /** Which benchmark's information text to write. */
 export type InformationStyle = "verl-agent" | "search-r1";
 
-/** What verl-agent reports when the retriever returns nothing. */
-export const NO_RESULTS = "No search results found.";
-
 /** Search-R1's answer to a turn with neither a search nor an answer (**exact**). */
 export const SEARCH_R1_INVALID =
   "\nMy previous action is invalid. If I want to search, I should put the query between <search> and </search>. If I want to give the final answer, I should put the answer between <answer> and </answer>. Let me try again.\n";
@@ -37,7 +34,7 @@ export function searchR1ResultText(hits: readonly RetrievalHit[]): string {
  */
 export function informationText(results: readonly (readonly RetrievalHit[])[], style: InformationStyle = "verl-agent"): string {
   if (style === "search-r1") return `<information>${searchR1ResultText(results.flat()).trim()}</information>`;
-  const empty = results.every((hits) => hits.length === 0);
-  const body = pyJsonDumps({ result: empty ? NO_RESULTS : verlAgentResultText(results) });
+  // No hits give `{"result": ""}`, as upstream's tool does.
+  const body = pyJsonDumps({ result: verlAgentResultText(results) });
   return `<information>${body}</information>`;
 }

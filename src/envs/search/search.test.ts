@@ -11,7 +11,7 @@ import { runEnvConformance } from "../../testing/env-conformance.ts";
 import { NoisyExpert, playEpisode } from "../expert.ts";
 import type { TaskSpec } from "../env.ts";
 import {
-  exactMatch, normalizeAnswer, Bm25Retriever, generateKnowledgeBase, informationText, loadCorpus, loadQaSet, makeSearchEnv, NO_RESULTS, parseCorpus,
+  exactMatch, normalizeAnswer, Bm25Retriever, generateKnowledgeBase, informationText, loadCorpus, loadQaSet, makeSearchEnv, parseCorpus,
   parseQaSet, parseSearchAction, SearchEnv, searchExpert, searchRandomAction, syntheticSearchTasks, type SearchPayload,
 } from "./index.ts";
 
@@ -27,7 +27,8 @@ test("information text of a known passage matches Python byte for byte, in both 
   assert.equal(informationText([[hit(0)]], "verl-agent"), fixture["verlAgentOne"]);
   assert.equal(informationText([[hit(0)]], "search-r1"), fixture["searchR1One"]);
   assert.equal(informationText([[hit(0)], [hit(1), hit(0)]], "verl-agent"), fixture["verlAgentTwoLists"]);
-  assert.equal(informationText([[]], "verl-agent"), `<information>{"result": "${NO_RESULTS}"}</information>`);
+  // No hits: an empty result string, as upstream's search tool returns.
+  assert.equal(informationText([[]], "verl-agent"), '<information>{"result": ""}</information>');
 });
 
 test("BM25 over wiki-18: a planted unique term ranks its passage first; every answer has topk hits", { skip: noData }, () => {
@@ -95,7 +96,7 @@ test("parseSearchAction reads only whole re-emitted tag blocks", () => {
   }
 });
 
-test("turn protocol: searches return information, invalid turns are empty and counted, the 4th turn ends", () => {
+test("turn protocol: searches return information, invalid turns are empty and counted, the 4th turn ends without running its search", () => {
   const env = new SearchEnv({ retriever: new Bm25Retriever([{ id: "0", contents: '"Paris"\nParis is the capital of France.' }]) });
   const obs = env.reset(q("What is the capital of France?", ["Paris"]), 0);
   assert.deepEqual(obs, { text: "What is the capital of France?", task: "What is the capital of France?" });
@@ -103,11 +104,12 @@ test("turn protocol: searches return information, invalid turns are empty and co
   assert.equal(s.observation.text, '<information>{"result": "Doc 1: \\"Paris\\"\\nParis is the capital of France.\\n"}</information>');
   assert.deepEqual([s.reward, s.done, s.won, s.actionRecognized], [0, false, false, true]);
   const none = env.step("<search>zebra</search>");
-  assert.equal(none.observation.text, `<information>{"result": "${NO_RESULTS}"}</information>`);
+  assert.equal(none.observation.text, '<information>{"result": ""}</information>');
   const invalid = env.step("I think it is Paris");
   assert.deepEqual([invalid.observation.text, invalid.reward, invalid.done, invalid.actionRecognized], ["", 0, false, false]);
+  // The 4th turn's search is not executed (verl-agent ends the episode first): no information.
   const last = env.step("<search>France</search>");
-  assert.deepEqual([last.done, last.won, last.reward], [true, false, 0]);
+  assert.deepEqual([last.observation.text, last.done, last.won, last.reward], ["", true, false, 0]);
   assert.throws(() => env.step("<answer>Paris</answer>"), EnvStateError);
 });
 

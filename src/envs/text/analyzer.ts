@@ -1,8 +1,8 @@
 /**
- * Text analyzers for the search engines of the environments (WebShop's product search,
- * Search-QA's passage retriever): a text becomes the list of index terms. `englishAnalyzer`
- * approximates Lucene's `EnglishAnalyzer`, which Pyserini (the engine both benchmarks index
- * with) uses by default: split into letter/digit runs, lower-case, drop the English possessive,
+ * Text analyzers for Search-QA's passage retriever: a text becomes the list of index terms.
+ * (WebShop's product search uses the Lucene-exact `lucene-analyzer.ts`.) `englishAnalyzer`
+ * approximates Lucene's `EnglishAnalyzer`, which Pyserini uses by default: split into
+ * letter/digit runs, lower-case, drop the English possessive,
  * drop Lucene's 33 English stop words, Porter-stem. It is not Lucene's UAX#29 tokenizer: runs
  * of letters and digits stand in for its word boundaries, so `wi-fi` gives `wi`, `fi` in both,
  * while `3.5` gives `3`, `5` here and one token there.

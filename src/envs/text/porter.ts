@@ -130,7 +130,17 @@ function step5(w: string): string {
  * @example porterStem("relational") // "relat"
  */
 export function porterStem(word: string): string {
-  if (word.length <= 2 || !/^[a-z]+$/.test(word)) return word;
+  if (!/^[a-z]+$/.test(word)) return word;
+  return porterStemAny(word);
+}
+
+/**
+ * Lucene's `PorterStemFilter` on any token: words of up to two UTF-16 units are kept, and every
+ * character other than a, e, i, o, u (and y after a consonant) counts as a consonant, so digits
+ * and non-ASCII letters take part (`1990s` → `1990`, `naïve` → `naïv`).
+ */
+export function porterStemAny(word: string): string {
+  if (word.length <= 2) return word;
   let w = step1ab(word);
   w = step1c(w);
   w = replaceLongest(w, STEP2, 0);

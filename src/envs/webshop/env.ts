@@ -14,7 +14,7 @@ import {
   RESULTS_PER_PAGE, SUB_PAGES, renderDonePage, renderItemPage, renderResultsPage, renderSearchPage, renderSubPage,
   type RenderedPage, type SubPage,
 } from "./pages.ts";
-import { webshopReward, type RewardBreakdown } from "./reward.ts";
+import { webshopReward, type OptionRule, type RewardBreakdown } from "./reward.ts";
 import type { Shop } from "./shop.ts";
 import type { Product, WebShopGoal, WebShopTaskPayload } from "./types.ts";
 
@@ -65,6 +65,12 @@ type Session = {
 export type WebShopEnvOptions = {
   /** Step limit (SEED/verl-agent WebShop). @default 15 */
   readonly maxSteps?: number;
+  /**
+   * How the purchase score compares goal options: `upstream` compares a synthetic goal's
+   * `(name, value)` pairs as upstream's `goal.py` does; `values` compares option values only
+   * (more lenient; not the benchmark). @default "upstream"
+   */
+  readonly optionRule?: OptionRule;
 };
 
 function goalOf(task: TaskSpec): WebShopGoal {
@@ -89,11 +95,14 @@ export class WebShopEnv implements Env {
   readonly maxSteps: number;
   readonly rewardRange = [0, WEBSHOP_SUCCESS_REWARD] as const;
   readonly shop: Shop;
+  readonly optionRule: OptionRule;
   private s: Session | undefined;
 
   constructor(shop: Shop, options: WebShopEnvOptions = {}) {
     this.shop = shop;
     this.maxSteps = options.maxSteps ?? 15;
+    this.optionRule = options.optionRule ?? "upstream";
+    if (this.optionRule !== "upstream" && this.optionRule !== "values") throw new RangeError(`optionRule must be 'upstream' or 'values', got '${String(this.optionRule)}'`);
     if (!Number.isInteger(this.maxSteps) || this.maxSteps < 1) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
   }
 
@@ -183,7 +192,7 @@ export class WebShopEnv implements Env {
     const instruction = s.goal.instructionText;
     if (target === "buy now") {
       const product = this.product();
-      const b = webshopReward(product, s.goal, this.shop.price(product.asin), [...s.options.values()]);
+      const b = webshopReward(product, s.goal, this.shop.price(product.asin), [...s.options.values()], this.optionRule);
       s.breakdown = b;
       s.score = b.score;
       s.done = true;

@@ -112,3 +112,17 @@ test("flattening follows BeautifulSoup's whitespace rule, skips comments, script
   assert.equal(page.text, "a & b [SEP]  [SEP] kept [SEP] Go >");
   assert.deepEqual(page.clickables, ["go >"]);
 });
+
+test("an empty bullet shows an empty [SEP] part on the Features page, as the template's HTML flattens", () => {
+  const featHtml = read("mock_parse_item_page_ws_feat.html");
+  const bullets = innerTexts(featHtml, "product-info");
+  // The fixture page with its second bullet emptied: the template still prints the leading space.
+  const html = featHtml.replace(/(<p class="product-info">)[^<]*(<\/p>)/g, (m, open: string, close: string, offset: number) =>
+    offset === featHtml.indexOf(`<p class="product-info"> ${bullets[1]!.trim()}`) ? `${open} ${close}` : m);
+  const want = flattenHtml(html);
+  const edited = [...bullets];
+  edited[1] = "";
+  const got = renderSubPage(I, fixtureItem("", edited), "Features");
+  assert.equal(got.text, want.text);
+  assert.ok(got.text.includes(` [SEP] ${bullets[0]!.trim()} [SEP]  [SEP] ${bullets[2]!.trim()} [SEP] `), got.text.slice(0, 300));
+});

@@ -1,13 +1,33 @@
 /**
- * A dictionary-and-suffix noun tagger standing in for spaCy in WebShop's type reward, which
- * compares the nouns (NOUN/PROPN, lower-cased) of the bought product's name with the goal
- * product's name. Deliberately not spaCy: no model, no context. It marks as non-nouns the
- * closed word classes (determiners, pronouns, prepositions, conjunctions, auxiliaries),
- * numbers, a list of frequent shop adjectives, and words with adjective/adverb/participle
- * endings; every other word is a noun. Product titles are mostly noun strings, so this agrees
- * with spaCy on the tokens that decide `title_score` in the common cases; the deviation is
- * recorded in the module index.
+ * The nouns WebShop's type reward compares (upstream `goal.py`: tokens spaCy's en_core_web_sm tags
+ * NOUN/PROPN/PNOUN, lower-cased, repeats kept) without running spaCy:
+ *   1. a product title of the shipped catalogue gets spaCy's own noun list for it, distilled into
+ *      `spacy-nouns.json` by `scripts/interop/spacy-title-nouns.py` (en_core_web_sm 3.6.0; the
+ *      3.3 model upstream pinned is not obtainable here, and model versions disagree: 3.6 and 3.8
+ *      give identical lists for only 48% of these titles);
+ *   2. another title is split into words, each tagged by the same file's lexicon (spaCy's majority
+ *      tag for the word over the catalogue's titles) when it has the word,
+ *   3. else by a dictionary-and-suffix rule: closed word classes, numbers, frequent shop adjectives
+ *      and adjective/adverb/participle endings are not nouns, every other word is.
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+type NounData = { readonly titles: Readonly<Record<string, string>>; readonly lexicon: { readonly nouns: string; readonly other: string } };
+
+let data: { titles: Map<string, readonly string[]>; lexicon: Map<string, boolean> } | undefined;
+
+function nounData(): NonNullable<typeof data> {
+  if (data === undefined) {
+    const raw = JSON.parse(readFileSync(resolve(import.meta.dirname, "spacy-nouns.json"), "utf8")) as NounData;
+    const lexicon = new Map<string, boolean>();
+    for (const w of raw.lexicon.nouns.split(" ")) lexicon.set(w, true);
+    for (const w of raw.lexicon.other.split(" ")) lexicon.set(w, false);
+    const titles = new Map(Object.entries(raw.titles).map(([t, n]) => [t, n === "" ? [] : n.split(" ")]));
+    data = { titles, lexicon };
+  }
+  return data;
+}
 
 const FUNCTION_WORDS = new Set(
   ("a an the this that these those some any each every no all both either neither another such what which whose " +
@@ -42,8 +62,8 @@ export function nameTokens(name: string): string[] {
   return out;
 }
 
-/** Whether the tagger calls a lower-cased token a noun. */
-export function isNoun(token: string): boolean {
+/** Whether the dictionary-and-suffix rule (step 3) calls a lower-cased token a noun. */
+export function isNounByRule(token: string): boolean {
   if (!/\p{L}/u.test(token)) return false;
   if (FUNCTION_WORDS.has(token) || ADJECTIVES.has(token)) return false;
   if (token.length === 1) return false;
@@ -51,10 +71,16 @@ export function isNoun(token: string): boolean {
   return true;
 }
 
+/** Whether a lower-cased word is a noun: spaCy's majority tag when the lexicon has the word, else the rule. */
+export function isNoun(token: string): boolean {
+  return nounData().lexicon.get(token) ?? isNounByRule(token);
+}
+
 /**
  * The lower-cased noun tokens of a product name, repeats kept: the type reward divides by the
  * length of this list (upstream counts spaCy tokens, not distinct words).
  */
 export function nouns(name: string): string[] {
-  return nameTokens(name).filter(isNoun);
+  const known = nounData().titles.get(name);
+  return known !== undefined ? [...known] : nameTokens(name).filter(isNoun);
 }

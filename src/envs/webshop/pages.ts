@@ -98,7 +98,9 @@ export function renderItemPage(instruction: string, product: Product): RenderedP
 export function renderSubPage(instruction: string, product: Product, sub: SubPage): RenderedPage {
   const b = header(instruction).button("< Prev");
   if (sub === "Description") b.text(product.description);
-  else if (sub === "Features") for (const bullet of product.bulletPoints) b.text(bullet);
+  // The template prints each bullet after a space (`<p class="product-info"> {{bulletpoint}}</p>`),
+  // so an empty bullet is a one-space text node: an empty part, as upstream shows it.
+  else if (sub === "Features") for (const bullet of product.bulletPoints) b.text(` ${bullet}`);
   else for (const review of product.reviews) b.text(review);
   return b.build();
 }

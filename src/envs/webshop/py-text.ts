@@ -64,3 +64,27 @@ export function textPart(s: string): string | null {
   if (asciiSpaceOnly(s)) return s.includes("\n") ? null : "";
   return pyStrip(s);
 }
+
+// Characters Python's str.isprintable() rejects (other than the space, which is printable).
+const PY_UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/**
+ * Python's `repr(str)`: single quotes unless the text has a `'` and no `"`; backslash, the quote,
+ * `\t`, `\n`, `\r` escaped; other unprintable code points as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
+ * @example pyStrRepr("navy blue") === "'navy blue'"; pyStrRepr("men's") === "\"men's\""
+ */
+export function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    if (ch === "\\" || ch === quote) out += `\\${ch}`;
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch !== " " && PY_UNPRINTABLE.test(ch)) {
+      const c = ch.codePointAt(0)!;
+      out += c < 0x100 ? `\\x${c.toString(16).padStart(2, "0")}` : c < 0x10000 ? `\\u${c.toString(16).padStart(4, "0")}` : `\\U${c.toString(16).padStart(8, "0")}`;
+    } else out += ch;
+  }
+  return out + quote;
+}

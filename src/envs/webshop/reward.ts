@@ -1,13 +1,17 @@
 /**
  * WebShop's purchase score (ENVIRONMENTS.md §3.6, upstream `goal.py: get_reward`):
  *   score = (attributes matched + options matched + [price <= limit]) / (|attrs| + |options| + 1) · r_type.
- * Two recorded deviations: nouns come from the heuristic tagger in `nouns.ts` instead of spaCy,
- * and option matching compares option values (upstream iterates a synthetic goal's
- * `(name, value)` pairs, a quirk). Success is a score of exactly 1.0.
+ * Option matching follows upstream exactly by default: a synthetic goal's options are a dict
+ * whose `.items()` upstream passes on, so each goal option compared is the `(name, value)` tuple,
+ * which `normalize_color` tests by element equality and thefuzz turns into text with `str()`
+ * (`"('color', 'navy blue')"`). `optionRule: "values"` compares the option values instead (the
+ * rule this port used before; it credits about 5% of synthetic goals that upstream can never
+ * fully match and credits wrong values nearly twice as often). Success is a score of exactly 1.0.
  */
-import { normalizeColor } from "./colors.ts";
+import { COLOR_SET, normalizeColor } from "./colors.ts";
 import { tokenSetRatio } from "./fuzz.ts";
 import { nouns } from "./nouns.ts";
+import { pyStrRepr } from "./py-text.ts";
 import type { Product, WebShopGoal } from "./types.ts";
 
 /** The score and its parts, for diagnostics and tests. */
@@ -71,23 +75,59 @@ export function attributeMatches(bought: Product, goal: WebShopGoal): number {
   return n;
 }
 
-/** How many goal option values some chosen option value matches, after colour normalisation. */
-export function optionMatches(chosen: readonly string[], goalOptions: readonly string[]): number {
+/**
+ * How goal options are compared with the chosen ones: `upstream` (default) as `goal.py` does,
+ * a synthetic goal's `(name, value)` pairs as tuples; `values` the option values alone.
+ */
+export type OptionRule = "upstream" | "values";
+
+/** A goal option as upstream's `get_option_reward` sees it: a string, or a synthetic goal's `(name, value)` tuple. */
+export type GoalOptionItem = string | readonly [name: string, value: string];
+
+/** The goal options a purchase is compared against under a rule (human goals: always their strings). */
+export function goalOptionItems(goal: WebShopGoal, rule: OptionRule = "upstream"): GoalOptionItem[] {
+  if (rule === "upstream" && goal.optionsByName !== undefined) return Object.entries(goal.optionsByName);
+  return [...goal.goalOptions];
+}
+
+/**
+ * `normalize_color` on a goal option: substring search for a string; for a tuple, Python's `in`
+ * is element equality, so only an element that is exactly a colour word normalises, and any
+ * other tuple stays whole and is compared as `str(tuple)`.
+ */
+function normalizeGoalOption(g: GoalOptionItem): string {
+  if (typeof g === "string") return normalizeColor(g);
+  const color = COLOR_SET.find((c) => c === g[0] || c === g[1]);
+  return color ?? `(${pyStrRepr(g[0])}, ${pyStrRepr(g[1])})`;
+}
+
+/** How many goal options some chosen option value matches (`token_set_ratio > 85` after colour normalisation). */
+export function optionMatches(chosen: readonly string[], goalOptions: readonly GoalOptionItem[]): number {
   const picked = chosen.map(normalizeColor);
   let n = 0;
-  for (const g of goalOptions.map(normalizeColor)) if (picked.some((p) => tokenSetRatio(p, g) > FUZZY_THRESHOLD)) n++;
+  for (const g of goalOptions.map(normalizeGoalOption)) if (picked.some((p) => tokenSetRatio(p, g) > FUZZY_THRESHOLD)) n++;
   return n;
+}
+
+/**
+ * Whether choosing exactly a goal's own option values credits all its options under a rule.
+ * Under `upstream` a synthetic goal fails this when a value holds a colour word inside a longer
+ * word (`standard` normalises to `tan`, which the tuple's tokens lack): no purchase wins it.
+ */
+export function goalOptionsCreditable(goal: WebShopGoal, rule: OptionRule = "upstream"): boolean {
+  return optionMatches(goal.goalOptions, goalOptionItems(goal, rule)) === goal.goalOptions.length;
 }
 
 /**
  * Score a purchase.
  * @param price   the bought product's actual price (one draw for ranged prices)
  * @param chosen  the option values selected on the item page when Buy Now was clicked
+ * @param rule    how goal options are compared (see `OptionRule`)
  */
-export function webshopReward(bought: Product, goal: WebShopGoal, price: number, chosen: readonly string[]): RewardBreakdown {
+export function webshopReward(bought: Product, goal: WebShopGoal, price: number, chosen: readonly string[], rule: OptionRule = "upstream"): RewardBreakdown {
   const t = typeReward(bought, goal);
   const nAttr = attributeMatches(bought, goal);
-  const nOpt = optionMatches(chosen, goal.goalOptions);
+  const nOpt = optionMatches(chosen, goalOptionItems(goal, rule));
   const priceOk = price <= goal.priceUpper;
   const score = ((nAttr + nOpt + (priceOk ? 1 : 0)) / (goal.attributes.length + goal.goalOptions.length + 1)) * t.rType;
   return { score, ...t, attributeMatches: nAttr, optionMatches: nOpt, priceOk };

@@ -38,17 +38,24 @@ export class Shop {
   readonly goals: readonly WebShopGoal[];
   readonly layout: SplitLayout;
   readonly engine: ProductSearch;
+  /** Where the products came from (the catalogue file), for error messages; "" for generated shops. */
+  readonly source: string;
   private readonly byAsin: Map<string, Product>;
 
-  constructor(init: { name: string; products: readonly Product[]; prices: ReadonlyMap<string, number>; goals: readonly WebShopGoal[]; layout: SplitLayout }) {
+  constructor(init: { name: string; products: readonly Product[]; prices: ReadonlyMap<string, number>; goals: readonly WebShopGoal[]; layout: SplitLayout; source?: string }) {
     this.name = init.name;
+    this.source = init.source ?? "";
     this.products = init.products;
     this.prices = init.prices;
     this.goals = init.goals;
     this.layout = init.layout;
     this.byAsin = new Map(init.products.map((p) => [p.asin, p]));
     this.engine = new ProductSearch(init.products);
-    for (const g of init.goals) if (!this.byAsin.has(g.asin)) throw new DataError(`goal for unknown product ${g.asin}`);
+    for (const g of init.goals) if (!this.byAsin.has(g.asin)) throw new DataError(`${this.where()}: a goal names product ${g.asin}, which is not in the catalogue`);
+  }
+
+  private where(): string {
+    return this.source === "" ? `shop '${this.name}'` : `${this.source} (shop '${this.name}')`;
   }
 
   /** The product with this ASIN, if any. */
@@ -69,7 +76,7 @@ export class Shop {
   /** The task of goal index i. */
   task(i: number, split = "all"): TaskSpec {
     const goal = this.goals[i];
-    if (goal === undefined) throw new UsageError(`goal index ${i} out of range (the shop has ${this.goals.length} goals)`);
+    if (goal === undefined) throw new UsageError(`${this.where()}: no goal ${i} (${this.goals.length === 0 ? "it has no goals" : `goal indices are 0 to ${this.goals.length - 1}`})`);
     const payload: WebShopTaskPayload = { goal, goalIndex: i };
     return { id: `webshop/${this.name}/${i}`, split, payload };
   }
@@ -150,5 +157,5 @@ export function realShop(options: RealShopOptions): Shop {
   const goals = syntheticGoals(products, prices, instructions, seed);
   if (human !== undefined) goals.push(...humanGoals(products, prices, human, seed));
   const layout = { testSize: TEST_GOALS, trainStart: 500, ...options.layout };
-  return new Shop({ name: "real", products, prices, goals: shuffleGoals(goals), layout });
+  return new Shop({ name: "real", products, prices, goals: shuffleGoals(goals), layout, source: options.catalog });
 }
