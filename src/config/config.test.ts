@@ -108,3 +108,13 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("skill-grpo-star").eval.skill, "library");
   assert.equal(c("vanilla").pg.coef + c("vanilla").kl.coef + c("vanilla").opd.coef, 0);
 });
+
+test("the rendered formula follows overrides (it is never stored, so it cannot go stale)", () => {
+  const f = (overrides: string[]) => describeMethod(planMethod(resolveConfig({ preset: "seed", overrides })));
+  assert.match(f([]), /0\.01·Agg\(σ\(5Δ\)/);
+  assert.match(f(["--opd.beta=0"]), /σ\(0Δ\)/);
+  assert.doesNotMatch(f(["--kl.coef=0"]), /L_kl/);
+  assert.match(f(["--opd.teacherScoring=frozen"]), /scored frozen$/);
+  assert.match(f(["--skills.refreshEvery=0"]), /analyzer\(θ_0, τ\)/);
+  assert.equal(planMethod(resolveConfig({ preset: "seed", overrides: ["--opd.coef=0"] })).teacher, null);
+});

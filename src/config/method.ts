@@ -8,7 +8,7 @@
  *
  * A new loss term costs one function, one entry in the catalogue (`math/losses.ts`) and one
  * preset that sets `loss.terms.<name>`; a new estimator one function, one entry in
- * `math/estimators.ts` and a preset that sets `pg.advantage` (see `method.test.ts`).
+ * `math/estimators.ts` and a preset that sets `pg.advantage` (see `test/method-extension.test.ts`).
  */
 import { advantageEstimators, type AdvantageEstimator, type EstimatorCatalogue, type EstimatorSettings } from "../math/estimators.ts";
 import { lossTerms, type LossCatalogue, type LossSettings, type ResolvedTerm } from "../math/losses.ts";
@@ -30,6 +30,8 @@ export type TeacherPlan = {
   readonly context: Choice<"skills.context">;
   /** `live`: rescored before every mini-batch; `frozen`: once per update with θ_old (always for an estimator that reads it). */
   readonly schedule: Choice<"opd.teacherScoring">;
+  /** For `self`: the analyzer's weights are refreshed every this many updates (1: θ_old, SEED; 0: never, the start). */
+  readonly refreshEvery: number;
 };
 
 /** What a method computes. */
@@ -86,7 +88,7 @@ export function planMethod(c: SeedConfig, catalogue: MethodCatalogue = builtinCa
   if (estimate === undefined) throw new RangeError(`pg.advantage names '${c.pg.advantage}', which is not an advantage estimator`);
   const readsTeacher = estimate.needsTeacher || terms.some((t) => t.loss.reads.includes("teacherLogprobs"));
   const teacher: TeacherPlan | null = readsTeacher && c.skills.teacher !== "none"
-    ? { source: c.skills.teacher, context: c.skills.context, schedule: estimate.needsTeacher ? "frozen" : c.opd.teacherScoring }
+    ? { source: c.skills.teacher, context: c.skills.context, schedule: estimate.needsTeacher ? "frozen" : c.opd.teacherScoring, refreshEvery: c.skills.refreshEvery }
     : null;
   return {
     name: c.method.name,
@@ -108,12 +110,18 @@ export function readsTeacher(c: SeedConfig, catalogue: MethodCatalogue = builtin
   return (estimate?.needsTeacher ?? false) || Object.entries(catalogue.terms).some(([name, t]) => coefOf(c, name) > 0 && t.reads.includes("teacherLogprobs"));
 }
 
-const SOURCE_TEXT: Readonly<Record<Exclude<SkillSource, "none">, string>> = {
-  self: "analyzer(θ_old, τ)",
-  library: "library skill",
-  "static-self": "static self-written library",
-  external: "external analyzer(τ)",
-};
+function sourceText(t: TeacherPlan): string {
+  switch (t.source) {
+    case "self":
+      return t.refreshEvery === 1 ? "analyzer(θ_old, τ)" : t.refreshEvery === 0 ? "analyzer(θ_0, τ)" : `analyzer(θ refreshed every ${t.refreshEvery} updates, τ)`;
+    case "library":
+      return "library skill";
+    case "static-self":
+      return "static self-written library";
+    case "external":
+      return "external analyzer(τ)";
+  }
+}
 
 /**
  * The plan as a one-line formula, rendered, never stored: for SEED, Eq. (SEED) L = L_rl + λ_opd·L_opd
@@ -127,7 +135,7 @@ export function describeMethod(plan: MethodPlan): string {
     return `${t.coef}·${sym}${t.loss.reads.includes("advantages") ? `[A: ${plan.advantage.estimate.symbol(plan.advantage.settings)}]` : ""}`;
   });
   let text = `L = ${parts.join(" + ")}`;
-  if (plan.teacher !== null) text += `; ℓ_T under H_${plan.teacher.context}(h, ${SOURCE_TEXT[plan.teacher.source]}), scored ${plan.teacher.schedule}`;
+  if (plan.teacher !== null) text += `; ℓ_T under H_${plan.teacher.context}(h, ${sourceText(plan.teacher)}), scored ${plan.teacher.schedule}`;
   if (plan.studentSkill !== "none") text += `; student prompt H(h, ${plan.studentSkill} skill)`;
   return text;
 }
