@@ -30,7 +30,7 @@ export { presetConfig, modelConfig, parameterCount, toHfConfig, fromHfConfig, MO
 /** Checkpoints: HF-named safetensors + config.json + tokenizer.json + optimizer + state. */
 export { saveCheckpoint, loadCheckpoint, CHECKPOINT_FORMAT_VERSION, type Checkpoint } from "./model/checkpoint.ts";
 /** Byte-level BPE tokenizer, HF tokenizer.json I/O, ChatML. */
-export { BpeTokenizer, trainBpe, loadTokenizer, tokenizerJsonText, renderChat, encodeChat } from "./model/tokenizer/index.ts";
+export { BpeTokenizer, trainBpe, loadTokenizer, tokenizerJsonText } from "./model/tokenizer/index.ts";
 
 // policies
 /** The policy interfaces. */
@@ -54,9 +54,9 @@ export { collectGroups, type RolloutOptions, type HistoryOption } from "./agent/
 /** Score/teacher views of trajectories for training. */
 export { policySequences, teacherSequences, splitByTurn, type ScoredSequence } from "./agent/training-views.ts";
 /** Chat formatting on token ids. */
-export { ChatFormat } from "./agent/chat-format.ts";
+export { ChatFormat, renderChat, encodeChat } from "./policy/chat-format.ts";
 /** An OpenAI-compatible HTTP server over any policy. */
-export { createOpenAiServer } from "./agent/openai-server.ts";
+export { createOpenAiServer } from "./policy/openai-server.ts";
 
 // the upper layers, as namespaces
 /** The loss catalogue, advantages, statistics and the paper's identities. */

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
-import { resolveConfig } from "../src/train/presets.ts";
+import { resolveConfig } from "../src/config/presets.ts";
 import { trainBpe } from "../src/model/tokenizer/train.ts";
 import { tokenizerJsonText } from "../src/model/tokenizer/hf-json.ts";
 import { breakdown } from "../src/eval/breakdown.ts";

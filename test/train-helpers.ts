@@ -4,8 +4,8 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveConfig } from "../src/train/presets.ts";
-import type { SeedConfig } from "../src/train/config.ts";
+import { resolveConfig } from "../src/config/presets.ts";
+import type { SeedConfig } from "../src/config/config.ts";
 
 /** Where the training tests cache their quick Stage-0/1 bases. */
 export const TEST_CACHE = join(tmpdir(), "seed-rl-test-cache");

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { train } from "../src/train/trainer.ts";
 import type { MiniBatchTrace } from "../src/train/context.ts";
 import { TEST_CACHE, metricsLines, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
-import { ensureBase } from "../src/train/base.ts";
+import { ensureBase } from "../src/train/pretrain/base.ts";
 import { join } from "node:path";
 import { SeedError } from "../src/core/errors.ts";
 import { loadCheckpoint, saveCheckpoint } from "../src/model/checkpoint.ts";

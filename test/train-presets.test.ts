@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { listPresets } from "../src/train/presets.ts";
-import { ensureBase } from "../src/train/base.ts";
+import { listPresets } from "../src/config/presets.ts";
+import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { TEST_CACHE, metricsLines, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
 

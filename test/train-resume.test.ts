@@ -8,8 +8,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { metricsWithoutTimings, train } from "../src/train/trainer.ts";
-import { listCheckpoints } from "../src/train/checkpoint.ts";
+import { train } from "../src/train/trainer.ts";
+import { metricsWithoutTimings } from "../src/run/run-dir.ts";
+import { listCheckpoints } from "../src/run/checkpoint.ts";
 import { TEST_CACHE, tempDir, tinyConfig, weightBytes } from "./train-helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -34,6 +35,23 @@ test("4 updates == 2 updates, restart, 2 more (weights bit for bit, metrics equa
   assert.notEqual(Buffer.compare(afterTwo, weightBytes(lastPolicy(split))), 0, "updates 3 and 4 moved the weights");
   assert.deepEqual(metricsWithoutTimings(split), metricsWithoutTimings(full));
   assert.equal(metricsWithoutTimings(full).length, 4);
+});
+
+test("an analyzer snapshot (refreshEvery 3) is saved through the policy seam and resumes bit for bit", async () => {
+  // SEED's own analyzer, refreshed every 3 updates: after update 2 the checkpoint carries the
+  // snapshot taken at update 1, which a resumed run must analyse with for update 3.
+  const args = ["--update.miniBatches=2", "--skills.refreshEvery=3"];
+  const full = tempDir("resume-k3-full");
+  await train(tinyConfig("seed", [...args, "--run.updates=4"]), { runDir: full, cacheDir: TEST_CACHE, quiet: true });
+  const split = tempDir("resume-k3-split");
+  await train(tinyConfig("seed", [...args, "--run.updates=2"]), { runDir: split, cacheDir: TEST_CACHE, quiet: true });
+  const second = listCheckpoints(split).at(-1)!;
+  assert.equal(second.update, 2);
+  assert.ok(existsSync(join(second.dir, "analyzer", "model.safetensors")), "the snapshot is in the checkpoint");
+  assert.ok(!existsSync(join(second.dir, "analyzer", "optimizer.safetensors")), "weights only: a snapshot has no optimizer");
+  await train(tinyConfig("seed", [...args, "--run.updates=4"]), { runDir: split, cacheDir: TEST_CACHE, quiet: true });
+  assert.equal(Buffer.compare(weightBytes(lastPolicy(full)), weightBytes(lastPolicy(split))), 0);
+  assert.deepEqual(metricsWithoutTimings(split), metricsWithoutTimings(full));
 });
 
 test("a seed train child killed with SIGKILL and restarted with the same command ends like an uninterrupted run", async () => {

@@ -1,10 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { trainBpe } from "../model/tokenizer/train.ts";
-import { encodeChat } from "../model/tokenizer/chat.ts";
 import { TinyTokenizer } from "../testing/tiny-tokenizer.ts";
 import { buildActionMask, replayConstraint } from "./action-mask.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { Tokenizer } from "../policy/policy.ts";
 
 const ACTIONS = ["go to desk 1", "go to desk 10", "go to drawer 2", "open drawer 2", "take mug 1 from desk 1", "look"];
@@ -74,18 +73,3 @@ test("replayConstraint reproduces the allowed sets used at sampling time; an emp
   assert.equal(buildActionMask(tok, [], [tok.eosId]), undefined);
 });
 
-test("ChatFormat gives the same ids as the model tokenizer's own chat template", () => {
-  const chat = new ChatFormat(bpe);
-  const text = "Your task is to: put a mug 1 in desk 1.\nspelled <|im_end|> stays text";
-  assert.deepEqual(chat.prompt(text), encodeChat(bpe, [{ role: "user", content: text }]));
-  const withSystem = new ChatFormat(bpe, { system: "Be brief." });
-  assert.deepEqual(withSystem.prompt(text), encodeChat(bpe, [{ role: "system", content: "Be brief." }, { role: "user", content: text }]));
-  // Full-mode continuation = the template of the whole conversation, minus what came before.
-  const first = chat.prompt("hello");
-  const response = [...bpe.encode("<think>a</think><action>look</action>"), chat.imEnd];
-  const whole = encodeChat(bpe, [{ role: "user", content: "hello" }, { role: "assistant", content: "<think>a</think><action>look</action>" }, { role: "user", content: "You look." }]);
-  assert.deepEqual([...first, ...response, ...chat.continuation("You look.", response)], whole);
-  // A response cut by length gets its end-of-turn added by the environment side.
-  assert.equal(chat.continuation("x", [5])[0], chat.imEnd);
-  assert.equal(chat.responseText(response), "<think>a</think><action>look</action>");
-});

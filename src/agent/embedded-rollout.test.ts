@@ -9,7 +9,7 @@ import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { SokobanEnv, sokobanTasks } from "../envs/sokoban/index.ts";
 import { TOY_TASK, ToyHouse } from "../testing/toy-house.ts";
 import { alfworldRenderer } from "./prompts/alfworld.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { sokobanRenderer } from "./prompts/sokoban.ts";
 import { collectGroups } from "./rollout.ts";
 import { policySequences } from "./training-views.ts";

@@ -111,4 +111,4 @@ export const projections = {
   search: projectSearch,
   sokoban: projectSokoban,
   ezpoints: projectEzpoints,
-} as const satisfies Record<EnvId, (response: string) => ProjectedAction>;
+} as const satisfies Partial<Record<EnvId, (response: string) => ProjectedAction>>;

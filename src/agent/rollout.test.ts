@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { ScriptedPolicy, type ScriptCall } from "../testing/scripted-policy.ts";
 import { TinyTokenizer } from "../testing/tiny-tokenizer.ts";
 import { TOY_TASK, ToyHouse } from "../testing/toy-house.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { alfworldRenderer } from "./prompts/alfworld.ts";
 import { collectGroups, type RolloutOptions } from "./rollout.ts";
 import { policySequences, splitByTurn, teacherSequences } from "./training-views.ts";

@@ -26,11 +26,11 @@ import type { HistoryMode, Trajectory, Turn } from "../core/trajectory.ts";
 import type { Env, Observation, TaskSpec } from "../envs/env.ts";
 import type { Policy, Sample, SampleRequest, TokenConstraint } from "../policy/policy.ts";
 import { buildActionMask, replayConstraint } from "./action-mask.ts";
-import { ChatFormat } from "./chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { HistoryRecord } from "./history.ts";
 import type { ProjectedAction } from "./parse-action.ts";
 import { rendererFor, type PromptRenderer, type PromptState } from "./prompts/index.ts";
-import { PROTOCOL, isEnvId } from "./protocol.ts";
+import { protocolOf } from "./protocol.ts";
 
 /** How the agent keeps history: a window of the last k steps, or the whole episode in one sequence. */
 export type HistoryOption = { readonly mode: "window"; readonly k?: number } | { readonly mode: "full" };
@@ -153,7 +153,7 @@ export async function collectGroups(policy: Policy, makeEnv: () => Env, tasks: r
 
   const envId = episodes[0]!.env.id;
   const renderer = options.renderer ?? rendererFor(envId);
-  const protocol = isEnvId(envId) ? PROTOCOL[envId] : undefined;
+  const protocol = protocolOf(envId);
   const maxSteps = positive("maxSteps", options.maxSteps ?? episodes[0]!.env.maxSteps);
   const maxActionTokens = positive("maxActionTokens", options.maxActionTokens ?? protocol?.responseTokens ?? 512);
   const maxContext = positive("maxContext", options.maxContext ?? policy.maxContext);

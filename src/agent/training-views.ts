@@ -15,7 +15,7 @@
 import { ContextLimitError } from "../core/errors.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import type { ScoreRequest } from "../policy/policy.ts";
-import type { ChatFormat } from "./chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 
 /** Where one turn's sampled ids sit among a sequence's scored positions. */
 export type TurnSegment = { readonly turn: number; readonly offset: number; readonly length: number };
@@ -67,7 +67,8 @@ function fullSequence(firstPrompt: readonly number[], turns: readonly Turn[]): S
 }
 
 /**
- * The policy's own scoring view of a trajectory (for student, old and reference log-probs):
+ * The policy's own scoring view of a trajectory, Eq. (Student) ℓ_θ = log π_θ(a | h) (and the
+ * old and reference log-probs):
  * one sequence per turn in window mode, one per trajectory in full mode, none for an episode
  * that ended before its first action.
  */
@@ -88,7 +89,8 @@ export type TeacherOptions = {
 };
 
 /**
- * The teacher's view: the same sampled ids after a context rebuilt from the recorded prompt text,
+ * The teacher's view, Eq. (Teacher) ℓ_skill = log π_θ(a | H(h, s)): the same sampled ids after a
+ * context rebuilt from the recorded prompt text,
  * `chat.prompt(transform(promptText))` per turn (window mode) or once for the first user message
  * (full mode; later turns keep their ids). `chat` must be the format the rollout used.
  * @throws ContextLimitError when even a fully truncated prompt leaves too little room (cannot

@@ -1,11 +1,15 @@
 /**
- * The environment registry: every benchmark by name, with one way to build its environment, its
- * tasks, its expert and its random action. Generated worlds are the default (the embedded
- * defaults never need benchmark data); `dataPath` switches an environment to the real files.
+ * The environment registry, the one door per environment: each entry owns how to build its
+ * environment and its tasks (generated worlds by default, the real files with `dataPath`), its
+ * expert and random action, its protocol row (step limit, history window, invalid-action penalty,
+ * budgets: ENVIRONMENTS.md §1.2), its evaluation splits and its special cases (ALFWorld's
+ * generator size and evenly spaced real games). Its keys are the one list of environment names:
+ * the config's `env.name` choices, the agent's protocol and the CLI's defaults all read it.
  * Environment and tasks built with the same options share one world (shop, knowledge base), built
  * once per process.
  *
- * Adding an environment is one entry in `REGISTRY`, from the module's `index.ts`.
+ * Adding an environment is its module, one entry in `BUILTIN` (or `registerEnv` at run time), and
+ * its prompt renderer in `agent/prompts/` (see `test/toy-env.test.ts`).
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +18,7 @@ import { Rng, deriveSeed } from "../core/rng.ts";
 import type { Env, TaskSpec } from "./env.ts";
 import { NoisyExpert, randomAdmissible, type Expert, type ExpertFactory, type RandomAction } from "./expert.ts";
 import {
-  alfworldExpertFactory, alfworldGeneratedTasks, alfworldTasks, GENERATED_SPLITS, makeAlfworldEnv, type GeneratedSplit,
+  alfworldExpertFactory, alfworldGeneratedTasks, alfworldTasks, GENERATED_SPLITS, makeAlfworldEnv, type AlfworldGenOptions, type GeneratedSplit,
 } from "./alfworld/index.ts";
 import { EzPointsEnv, ezpointsExpert, ezpointsRandomAction } from "./ezpoints/index.ts";
 import {
@@ -24,11 +28,6 @@ import { seedTasks } from "./seed-tasks.ts";
 import { SokobanEnv, sokobanExpert } from "./sokoban/index.ts";
 import { generatedShop, realShop, WebShopEnv, webshopExpert, webshopRandomAction, type Shop } from "./webshop/index.ts";
 
-/** The benchmarks, in the paper's order. */
-export const ENV_NAMES = ["alfworld", "webshop", "search", "sokoban", "ezpoints"] as const;
-
-/** A benchmark name. */
-export type EnvName = (typeof ENV_NAMES)[number];
 
 /**
  * Options of `makeEnv` and `taskSource`. Each environment accepts the keys its entry lists in
@@ -51,6 +50,8 @@ export type EnvOptions = {
   readonly retrieverUrl?: string;
   /** Step limit instead of the protocol's. */
   readonly maxSteps?: number;
+  /** ALFWorld generated games: receptacles per room (±2, at least 4: the generator's floor). @default the generator's */
+  readonly receptacles?: number;
   /** Sokoban room height, width and boxes. @default 6, 6, 1 */
   readonly rows?: number;
   readonly cols?: number;
@@ -63,27 +64,44 @@ export type TaskSourceOptions = EnvOptions & {
   readonly count?: number;
 };
 
+/** Protocol settings of one environment in the SEED launchers (ENVIRONMENTS.md §1.2). */
+export type ProtocolSettings = {
+  /** Step limit of an episode. */
+  readonly maxSteps: number;
+  /** History window k of the `window` mode (0: the no-history prompt every step). */
+  readonly window: number;
+  /** Penalty subtracted from an invalid step's score by the trainer (never seen by the env). */
+  readonly invalidPenalty: number;
+  /** Prompt budget of the launchers, in tokens. */
+  readonly promptTokens: number;
+  /** Response budget per action, in tokens. */
+  readonly responseTokens: number;
+};
+
 /** What the registry knows about one environment. */
 export type EnvEntry = {
-  readonly name: EnvName;
+  readonly name: string;
   readonly description: string;
   /** Option keys this environment accepts. */
   readonly options: readonly (keyof TaskSourceOptions)[];
   /** Splits of the generated tasks (real data may name others). */
   readonly splits: readonly string[];
-  /** The split(s) evaluation uses by default. */
+  /** The split(s) evaluation uses by default (the first is the default of `seed eval`). */
   readonly evalSplits: readonly string[];
+  /** The evaluation splits with real data, when they differ (Search-QA: every question set). */
+  readonly realEvalSplits?: readonly string[];
+  /** The protocol row (the Sokoban and EZPoints numbers are the text port's; SEED ran them with a VLM). */
+  readonly protocol: ProtocolSettings;
+  /**
+   * A real-data training pool of `count` takes evenly spaced tasks instead of the first `count`
+   * (ALFWorld: game ids sort by task type, so a prefix would be one or two types). @default false
+   */
+  readonly spreadRealTasks?: boolean;
   makeEnv(options: EnvOptions): Env;
   tasks(split: string, options: TaskSourceOptions): TaskSpec[];
   readonly expert: ExpertFactory;
   readonly randomAction: RandomAction;
 };
-
-/**
- * An entry of an environment whose module is not in this build (kept so a partial build still
- * lists every benchmark and says what is missing).
- */
-type Missing = { readonly name: EnvName; readonly missing: string };
 
 const shops = new Map<string, Shop>();
 
@@ -166,18 +184,29 @@ function seedCount(split: string, count: number | undefined): number {
 
 const maxSteps = (o: EnvOptions) => (o.maxSteps === undefined ? {} : { maxSteps: o.maxSteps });
 
-/** Every environment. */
-export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
+/** Generated ALFWorld game options of a receptacle count: `receptacles` per room ±2, at least 4 (the generator's floor). */
+export function alfworldGenOptions(receptacles: number): AlfworldGenOptions {
+  const lo = Math.max(4, receptacles - 2);
+  return { receptacles: [lo, Math.max(lo, receptacles + 2)] };
+}
+
+const gen = (o: EnvOptions) => (o.receptacles === undefined ? {} : alfworldGenOptions(o.receptacles));
+
+/** The built-in environments, in the paper's order. */
+const BUILTIN = {
   alfworld: {
     name: "alfworld",
     description: "ALFWorld (TextWorld-PDDL household games): real game files with dataPath, generated games otherwise",
-    options: ["seed", "dataPath", "maxSteps", "count"],
+    options: ["seed", "dataPath", "maxSteps", "receptacles", "count"],
     splits: [...GENERATED_SPLITS],
     evalSplits: ["valid_seen", "valid_unseen"],
+    // SEED's window of 5 (verl-agent's ALFWorld default is 2).
+    protocol: { maxSteps: 30, window: 5, invalidPenalty: 0.1, promptTokens: 2048, responseTokens: 512 },
+    spreadRealTasks: true,
     makeEnv: (o) => makeAlfworldEnv(maxSteps(o)),
     tasks: (split, o) => o.dataPath !== undefined
       ? limit(alfworldTasks(o.dataPath, split), o.count)
-      : alfworldGeneratedTasks(generatedSplit(split), o.count ?? ALFWORLD_GENERATED_COUNTS[generatedSplit(split)], { seed: o.seed ?? 0 }),
+      : alfworldGeneratedTasks(generatedSplit(split), o.count ?? ALFWORLD_GENERATED_COUNTS[generatedSplit(split)], { ...gen(o), seed: o.seed ?? 0 }),
     expert: alfworldExpertFactory(),
     randomAction: randomAdmissible,
   },
@@ -187,6 +216,7 @@ export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
     options: ["seed", "dataPath", "maxSteps", "count"],
     splits: ["train", "test", "all"],
     evalSplits: ["test"],
+    protocol: { maxSteps: 15, window: 2, invalidPenalty: 0.1, promptTokens: 4096, responseTokens: 512 },
     makeEnv: (o) => new WebShopEnv(webshopShop(o), maxSteps(o)),
     tasks: (split, o) => webshopShop(o).tasks(split, o.count),
     expert: webshopExpert,
@@ -198,6 +228,8 @@ export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
     options: ["seed", "dataPath", "corpus", "retrieverUrl", "maxSteps", "count"],
     splits: ["train", "test"],
     evalSplits: ["test"],
+    realEvalSplits: ["all"],
+    protocol: { maxSteps: 4, window: 4, invalidPenalty: 0.01, promptTokens: 4096, responseTokens: 512 },
     makeEnv: (o) => {
       const retriever = searchRetriever(o);
       return makeSearchEnv({ seed: o.seed ?? 0, ...(retriever ? { retriever } : {}), ...(o.maxSteps === undefined ? {} : { maxTurns: o.maxSteps }) });
@@ -214,6 +246,7 @@ export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
     options: ["seed", "maxSteps", "rows", "cols", "boxes", "count"],
     splits: ["train", "validation"],
     evalSplits: ["validation"],
+    protocol: { maxSteps: 15, window: 2, invalidPenalty: 0.1, promptTokens: 1024, responseTokens: 512 },
     makeEnv: (o) => new SokobanEnv({
       ...maxSteps(o), ...(o.rows === undefined ? {} : { rows: o.rows }), ...(o.cols === undefined ? {} : { cols: o.cols }), ...(o.boxes === undefined ? {} : { boxes: o.boxes }),
     }),
@@ -227,29 +260,52 @@ export const REGISTRY: Readonly<Record<EnvName, EnvEntry | Missing>> = {
     options: ["seed", "maxSteps", "count"],
     splits: ["train", "validation"],
     evalSplits: ["validation"],
+    protocol: { maxSteps: 8, window: 0, invalidPenalty: 0.1, promptTokens: 1024, responseTokens: 512 },
     makeEnv: (o) => new EzPointsEnv(maxSteps(o)),
     tasks: (split, o) => seedTasks("ezpoints", split, seedCount(split, o.count), o.seed ?? 0),
     expert: ezpointsExpert,
     randomAction: ezpointsRandomAction,
   },
-};
+} as const satisfies Record<string, EnvEntry>;
 
-/** Whether a string names a benchmark. */
-export function isEnvName(name: string): name is EnvName {
-  return (ENV_NAMES as readonly string[]).includes(name);
+/** A built-in benchmark name. */
+export type EnvName = keyof typeof BUILTIN;
+
+/** The built-in benchmarks, in the paper's order. */
+export const ENV_NAMES = Object.keys(BUILTIN) as EnvName[];
+
+const registered = new Map<string, EnvEntry>();
+
+/**
+ * Adds an environment at run time (a plugin, a test's toy world): after this, `makeEnv`,
+ * `taskSource`, the config's `env.name` and the agent's protocol know it. A built-in name cannot
+ * be replaced.
+ */
+export function registerEnv(entry: EnvEntry): void {
+  if (Object.hasOwn(BUILTIN, entry.name)) throw new UsageError(`environment '${entry.name}' is built in`);
+  registered.set(entry.name, entry);
+}
+
+/** Every environment name: the built-in ones, then those registered at run time. */
+export function envNames(): string[] {
+  return [...ENV_NAMES, ...registered.keys()];
+}
+
+/** Whether a string names an environment. */
+export function isEnvName(name: string): boolean {
+  return Object.hasOwn(BUILTIN, name) || registered.has(name);
 }
 
 /** The registry entry of an environment, or a `UsageError` listing the valid names. */
 export function envEntry(name: string): EnvEntry {
-  if (!isEnvName(name)) throw new UsageError(`unknown environment '${name}' (one of ${ENV_NAMES.join(", ")})`);
-  const entry = REGISTRY[name];
-  if ("missing" in entry) throw new UsageError(`environment '${name}' is not available: ${entry.missing}`);
+  const entry: EnvEntry | undefined = Object.hasOwn(BUILTIN, name) ? BUILTIN[name as EnvName] : registered.get(name);
+  if (entry === undefined) throw new UsageError(`unknown environment '${name}' (one of ${envNames().join(", ")})`);
   return entry;
 }
 
 /** Names of the environments available in this build. */
-export function availableEnvs(): EnvName[] {
-  return ENV_NAMES.filter((n) => !("missing" in REGISTRY[n]));
+export function availableEnvs(): string[] {
+  return envNames();
 }
 
 function checkOptions(entry: EnvEntry, options: object): void {
@@ -289,8 +345,5 @@ export function makeExpert(name: string, task: TaskSpec, seed: number, epsilon =
 
 /** A short human description of each available environment (for `--help` texts). */
 export function describeEnvs(): string {
-  return ENV_NAMES.map((n) => {
-    const e = REGISTRY[n];
-    return "missing" in e ? `${n}: (not available: ${e.missing})` : `${n}: ${e.description}`;
-  }).join("\n");
+  return envNames().map((n) => `${n}: ${envEntry(n).description}`).join("\n");
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ScriptedPolicy, type ScriptCall } from "../testing/scripted-policy.ts";
-import { defaultConfig, mergeConfig, type SeedConfig } from "../train/config.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../config/config.ts";
 import { groupOf } from "./breakdown.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, searchDatasets } from "./benchmark.ts";
 

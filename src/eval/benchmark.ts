@@ -17,12 +17,14 @@ import { existsSync, readdirSync } from "node:fs";
 import { UsageError } from "../core/errors.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { Env, TaskSpec } from "../envs/env.ts";
+import { envEntry, makeEnv } from "../envs/registry.ts";
+import { appendTrajectories } from "../agent/jsonl.ts";
 import type { Policy } from "../policy/policy.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import type { RolloutOptions } from "../agent/rollout.ts";
-import type { SeedConfig } from "../train/config.ts";
-import { trainingEnv } from "../train/envs.ts";
-import { rolloutOptions } from "../train/stages/rollout.ts";
+import type { SeedConfig } from "../config/config.ts";
+import { trainingEnv } from "../run/training-env.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import { breakdown, groupOf, type Breakdown } from "./breakdown.ts";
 import { evaluate, type EvalSummary } from "./evaluate.ts";
 import { describePanel, selectPanel, type Panel } from "./panel.ts";
@@ -61,7 +63,15 @@ export type SuiteOptions = {
   readonly count?: number;
   /** Draw the `count` tasks from the whole split with this seed instead of taking the first ones. */
   readonly panelSeed?: number;
+  /** Search-QA: a `/retrieve` endpoint to search instead of the data folder's corpus. */
+  readonly retrieverUrl?: string;
 };
+
+/** The split `seed eval` uses when none is given: the environment's first evaluation split (with real data, its real-data one). */
+export function defaultEvalSplit(envName: string, data: string): string {
+  const entry = envEntry(envName);
+  return ((data !== "" ? entry.realEvalSplits : undefined) ?? entry.evalSplits)[0]!;
+}
 
 /** Default number of generated ALFWorld games per split (the real split sizes). */
 export const GENERATED_ALFWORLD_COUNTS: Readonly<Record<string, number>> = { valid_seen: 140, valid_unseen: 134, train: 256 };
@@ -106,7 +116,11 @@ export function evalSuite(config: SeedConfig, split: string, options: SuiteOptio
   }
   if (seeded) tasks = selectPanel(tasks, options.count, options.panelSeed);
   if (tasks.length === 0) throw new UsageError(`${config.env.name} has no tasks in split '${split}'${data ? ` under ${data}` : ""}`);
-  return { env: config.env.name, split, tasks, ...(seeded ? { panelSeed: options.panelSeed } : {}), makeEnv: () => env.makeEnv() };
+  const url = options.retrieverUrl;
+  if (url !== undefined && !envEntry(config.env.name).options.includes("retrieverUrl")) throw new UsageError(`--retriever-url applies to --env search only`);
+  const envOptions = url === undefined ? undefined : { retrieverUrl: url, ...(data ? { dataPath: data } : {}) };
+  const makeSuiteEnv = envOptions === undefined ? () => env.makeEnv() : () => makeEnv(config.env.name, envOptions);
+  return { env: config.env.name, split, tasks, ...(seeded ? { panelSeed: options.panelSeed } : {}), makeEnv: makeSuiteEnv };
 }
 
 /**
@@ -128,6 +142,8 @@ export type BenchmarkOptions = {
   /** Tasks rolled out together. @default 32 */
   readonly batchTasks?: number;
   readonly onBatch?: (done: number, total: number) => void;
+  /** Append the trajectories to this JSONL file (decoded text and token ids). */
+  readonly samplesFile?: string;
 };
 
 /**
@@ -147,6 +163,7 @@ export async function evaluateBenchmark(policy: Policy, config: SeedConfig, suit
     ...(options.batchTasks !== undefined ? { batchTasks: options.batchTasks } : {}),
     ...(options.onBatch ? { onBatch: options.onBatch } : {}),
   });
+  if (options.samplesFile !== undefined) appendTrajectories(options.samplesFile, trajectories);
   const groups = suite.tasks.slice(0, trajectories.length).map((t) => groupOf(suite.env, t));
   const panel = describePanel(suite.env, suite.split, suite.tasks.slice(0, trajectories.length), suite.panelSeed ?? null);
   return { breakdown: breakdown(suite.env, suite.split, suite.tasks, trajectories, seed), summary, decoding, seed, trajectories, groups, panel };

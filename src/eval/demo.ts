@@ -18,14 +18,14 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Progress } from "../core/progress.ts";
 import { deriveSeed } from "../core/rng.ts";
-import { ensureBase } from "../train/base.ts";
+import { ensureBase } from "../train/pretrain/base.ts";
 import { pairedBootstrapDifference, pairedDifference } from "./aggregate.ts";
 import type { Estimate } from "./breakdown.ts";
 import { executeRun, planExperiment, writeExperimentManifest } from "./experiment.ts";
 import { experimentSummary, readExperiment, writeExperimentResults, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { readExperimentSpec } from "./experiment-spec.ts";
 import { stageReports, writeReport } from "./report.ts";
-import type { EvalRecord } from "./run-dir.ts";
+import type { EvalRecord } from "./run-data.ts";
 import { benchmarkTitle, formatEstimate } from "./tables.ts";
 
 /** Options of {@link runDemo}. */

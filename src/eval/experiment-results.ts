@@ -13,7 +13,8 @@ import { aggregate, clampEstimate, pairedDifference, seedEstimate, type Aggregat
 import type { Breakdown, Estimate } from "./breakdown.ts";
 import { armSlug } from "./experiment-spec.ts";
 import type { GateValueReport } from "./gate-value.ts";
-import { isRunDir, readRunDir, type EvalRecord, type MetricsLine, type RunData } from "./run-dir.ts";
+import { readRunDir, type EvalRecord, type RunData } from "./run-data.ts";
+import { isRunDir, type MetricsLine } from "../run/run-dir.ts";
 import { ablationTable, benchmarkTitle, fixed, formatEstimate, formatPlain, markdownTable, resultsTable } from "./tables.ts";
 
 /** One arm's runs and merged results. */

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ConfigError, UsageError, type ConfigIssue } from "../core/errors.ts";
-import { CONFIG_DIR } from "../train/presets.ts";
+import { CONFIG_DIR } from "../config/presets.ts";
 
 /** The folder of the shipped experiment presets. */
 export const EXPERIMENT_DIR = join(CONFIG_DIR, "experiments");

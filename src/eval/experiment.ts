@@ -19,15 +19,16 @@ import { join, resolve } from "node:path";
 import { ConfigError, SeedError } from "../core/errors.ts";
 import { Progress } from "../core/progress.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
-import type { SeedConfig } from "../train/config.ts";
-import { trains } from "../train/config.ts";
-import { ensureBase } from "../train/base.ts";
-import { resolveConfig } from "../train/presets.ts";
+import type { SeedConfig } from "../config/config.ts";
+import { planMethod } from "../config/method.ts";
+import { ensureBase } from "../train/pretrain/base.ts";
+import { resolveConfig } from "../config/presets.ts";
 import { train } from "../train/trainer.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "./benchmark.ts";
 import { armSlug, type ArmSpec, type ExperimentSpec } from "./experiment-spec.ts";
 import { gateValueAnalysis, type GateValueOptions } from "./gate-value.ts";
-import { checkpointUpdates, readEvals, writeEvalRecord } from "./run-dir.ts";
+import { readEvals, writeEvalRecord } from "./run-data.ts";
+import { checkpointUpdates, newestPolicyDir, readRunConfig, recordRunConfig } from "../run/run-dir.ts";
 
 /** Options of {@link runExperiment}. */
 export type ExperimentOptions = {
@@ -119,16 +120,9 @@ export function specDecoding(spec: ExperimentSpec, config: SeedConfig): Decoding
 
 /** The policy directory a run evaluates: its newest checkpoint, or its starting checkpoint when it trains nothing. */
 async function runPolicyDir(plan: PlannedRun & { config: SeedConfig }, cacheDir: string, quiet: boolean): Promise<{ dir: string; update: number }> {
-  const updates = checkpointUpdates(plan.runDir);
-  const last = updates.at(-1);
-  if (last !== undefined) return { dir: join(plan.runDir, "checkpoints", `update-${String(last).padStart(6, "0")}`, "policy"), update: last };
+  const newest = newestPolicyDir(plan.runDir);
+  if (newest !== null) return newest;
   return { dir: await ensureBase(plan.config, { cacheDir, quiet }), update: 0 };
-}
-
-function writeRunConfig(runDir: string, config: SeedConfig): void {
-  mkdirSync(runDir, { recursive: true });
-  const path = join(runDir, "config.json");
-  if (!existsSync(path)) writeFileSync(path, JSON.stringify(config, null, 2) + "\n");
 }
 
 /**
@@ -145,19 +139,19 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
   // A run that already started keeps the config it recorded: the library's defaults may have
   // moved since, and a resumed run (or a re-evaluation) must use the settings it trained with.
   const recordedPath = join(plan.runDir, "config.json");
-  const config: SeedConfig = existsSync(recordedPath) ? (JSON.parse(readFileSync(recordedPath, "utf8")) as SeedConfig) : plan.config;
+  const config: SeedConfig = existsSync(recordedPath) ? readRunConfig(plan.runDir) : plan.config;
   if (JSON.stringify(config) !== JSON.stringify(plan.config)) log(`${plan.arm.name} s${plan.seed}: using the config recorded in ${recordedPath} (the preset now resolves differently)`);
   const cacheDir = resolve(options.cacheDir ?? join(options.out, "cache"));
   const quiet = options.quiet ?? false;
   let trained = 0;
-  if (trains(config) && config.run.updates > 0) {
+  if (planMethod(config).trains && config.run.updates > 0) {
     if (checkpointUpdates(plan.runDir).at(-1) !== config.run.updates) {
       log(`train ${plan.arm.name} s${plan.seed} (${config.method.name}, ${config.run.updates} updates) -> ${plan.runDir}`);
       const result = await train(config, { runDir: plan.runDir, cacheDir, quiet });
       trained = result.ran;
     }
   } else {
-    writeRunConfig(plan.runDir, config);
+    recordRunConfig(plan.runDir, config);
   }
   const policy = await runPolicyDir({ ...plan, config }, cacheDir, quiet);
   const decoding = specDecoding(spec, config);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { presetConfig } from "../model/config.ts";
 import { trainBpe } from "../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
-import { resolveConfig } from "../train/presets.ts";
+import { resolveConfig } from "../config/presets.ts";
 import { clusteredCorrelation, gateValueAnalysis, type ActionPoint } from "./gate-value.ts";
 
 test("clustered correlation: known coefficients, intervals that cover them, NaN when the value is constant", () => {

@@ -22,18 +22,19 @@
  */
 import { deriveSeed, Rng } from "../core/rng.ts";
 import type { Trajectory } from "../core/trajectory.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences, splitByTurn, teacherSequences } from "../agent/training-views.ts";
 import { gate } from "../math/distill.ts";
 import { mean, pearson, quantile, spearman } from "../math/stats.ts";
 import type { Policy } from "../policy/policy.ts";
 import { applySkill } from "../skills/context.ts";
-import type { SeedConfig } from "../train/config.ts";
-import { trainingEnv } from "../train/envs.ts";
-import { scoreAll } from "../train/scoring.ts";
-import { librarySkills, selfSkills } from "../train/skill-sources.ts";
-import { rolloutOptions } from "../train/stages/rollout.ts";
+import type { SeedConfig } from "../config/config.ts";
+import { contextLimit } from "../config/resolve.ts";
+import { trainingEnv } from "../run/training-env.ts";
+import { scoreAll } from "../policy/batching.ts";
+import { librarySkills, selfSkills } from "../skills/sources.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";
 
@@ -127,7 +128,7 @@ export async function gateValueAnalysis(policy: Policy, config: SeedConfig, opti
   const trajectories: Trajectory[] = await collectGroups(policy, () => suite.makeEnv(), tasks, {
     ...opts, seed: deriveSeed(o.seed, "gate-value"), groupSize: o.groupSize,
   });
-  const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
+  const maxContext = contextLimit(config, policy.maxContext);
   // The teacher's skill as the method writes it: SEED's own analyzer role, or the static
   // library (SDAR and the other library-skill baselines).
   const skills = config.skills.teacher === "library"

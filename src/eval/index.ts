@@ -18,7 +18,8 @@ export { resultsTable, ablationTable, markdownTable, formatEstimate, benchmarkTi
 /** A tiny inline-SVG line plot. */
 export { linePlot, niceTicks, type Series, type PlotOptions } from "./svg-plot.ts";
 /** Run directories: metrics, samples with gates, checkpoints, evaluation records. */
-export { readRunDir, isRunDir, readMetrics, readSamples, readEvals, writeEvalRecord, metricSeries, type RunData, type EvalRecord, type SampleTrajectory } from "./run-dir.ts";
+export { readRunDir, readEvals, writeEvalRecord, metricSeries, type RunData, type EvalRecord } from "./run-data.ts";
+export { isRunDir, readMetrics, readSamples, type SampleTrajectory } from "../run/run-dir.ts";
 /** Experiment presets (`configs/experiments/`), the resumable runner and its results. */
 export { readExperimentSpec, listExperimentNames, parseExperimentSpec, type ExperimentSpec, type ArmSpec } from "./experiment-spec.ts";
 export { runExperiment, planExperiment, executeRun, armConfig, type ExperimentOptions, type RunOutcome } from "./experiment.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { defaultConfig, mergeConfig, type SeedConfig } from "../train/config.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../config/config.ts";
 import { benchmarkJson, evalSuite, type BenchmarkResult } from "./benchmark.ts";
 import type { ExperimentData } from "./experiment-results.ts";
 import { describePanel, panelHash, selectPanel } from "./panel.ts";

@@ -6,7 +6,7 @@
  */
 import type { Tokenizer } from "../policy/policy.ts";
 import type { Estimate } from "./breakdown.ts";
-import type { SampleTrajectory } from "./run-dir.ts";
+import type { SampleTrajectory } from "../run/run-dir.ts";
 import { escapeXml } from "./svg-plot.ts";
 import { formatEstimate } from "./tables.ts";
 

@@ -15,12 +15,14 @@ import { dirname, join, resolve } from "node:path";
 import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
 import type { Tokenizer } from "../policy/policy.ts";
 import { mean, quantile } from "../math/stats.ts";
-import { baseDirs } from "../train/base.ts";
-import type { SeedConfig } from "../train/config.ts";
+import { baseDirs } from "../train/pretrain/base.ts";
+import type { SeedConfig } from "../config/config.ts";
+import { describeMethod, planMethod } from "../config/method.ts";
 import { benchmarkTitle, fixed, formatEstimate, formatPlain, intervalNote } from "./tables.ts";
 import { readExperiment, referenceArm, totalSeconds, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";
-import { hasMetric, isRunDir, readRunDir, type RunData } from "./run-dir.ts";
+import { hasMetric, readRunDir, type RunData } from "./run-data.ts";
+import { isRunDir } from "../run/run-dir.ts";
 import { linePlot, PALETTE, type Series } from "./svg-plot.ts";
 
 /** Curves the report draws, when any run logged them: metrics key, title, y label, fixed [0, 1]. */
@@ -247,7 +249,7 @@ export function reportFor(dir: string, options: ReportOptions = {}): string {
     const run = readRunDir(abs);
     const name = run.config?.method.name ?? run.name;
     const data: ExperimentData = {
-      dir: abs, name: `${name} — ${run.name}`, summary: run.config?.method.formula ?? "", question: "", table: "results",
+      dir: abs, name: `${name} — ${run.name}`, summary: run.config ? describeMethod(planMethod(run.config)) : "", question: "", table: "results",
       splits: Object.keys(run.evals), manifest: null,
       arms: readExperiment(abs).arms,
     };

@@ -100,7 +100,8 @@ export function stepSamplesOf(trajectories: readonly Trajectory[], invalidPenalt
 }
 
 /**
- * Group-normalised advantages.
+ * Group-normalised advantages, the paper's Eq. (RL-Adv): A = (R(τ) − mean_q) / (std_q + ε) per
+ * group q, one value per step-sample (broadcast to tokens by the `grpo` estimator).
  * @example
  * grpoAdvantages([{ groupId: 0, trajId: "a", score: 1, episodeReturn: 1 }, { groupId: 0, trajId: "b", score: 0, episodeReturn: 0 }], { eps: 0 })
  * // advantages [1, -1]

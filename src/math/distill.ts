@@ -14,7 +14,7 @@ import { segmentMask, validateBatch, type StepBatch, type TokenArray, type Token
 import { ShapeError } from "../core/errors.ts";
 
 /**
- * The gate σ(β·Δ), numerically stable for large |β·Δ|.
+ * The gate g = σ(β_opd·Δ) of Eq. (1), numerically stable for large |β·Δ|.
  * @example gate(0.3, 5) // 0.81757
  */
 export function gate(delta: number, beta: number): number {
@@ -66,6 +66,8 @@ export type DistillationInput = {
 };
 
 /**
+ * Eq. (1), L_opd = E[m·g·stopgrad(ℓ_skill − ℓ_θ)] with the gradient the paper derives,
+ * −E[m·g·∇ℓ_θ]; the teacher ℓ_skill is Eq. (Teacher), the student ℓ_θ Eq. (Student).
  * L_opd = Agg(v·g·(ℓ_T − ℓ_θ)) with Δ = ℓ_T − sg[ℓ_θ] and g = sg[σ(β·Δ)].
  *
  * **Test and read the gradient, not the value.** The gradient is exactly −v·g·w_t per token

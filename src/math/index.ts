@@ -17,3 +17,4 @@ export * from "./gigpo.ts";
 export * from "./losses.ts";
 export * from "./identities.ts";
 export * from "./stats.ts";
+export * from "./estimators.ts";

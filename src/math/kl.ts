@@ -65,7 +65,7 @@ export type KlInput = {
 };
 
 /**
- * L_kl = Agg(estimator(ℓ_θ, ℓ_ref)); the trainer scales it by β_KL (0.01 in the paper).
+ * L_kl = Agg(estimator(ℓ_θ, ℓ_ref)), Eq. (RL)'s second term; the trainer scales it by β_KL (0.01 in the paper).
  * Metrics: `kl/loss` (aggregated), `kl/mean` (mean over trained tokens), `kl/clamped_frac` (k3 only).
  */
 export function klPenalty(input: KlInput): TokenLoss {

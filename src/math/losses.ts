@@ -62,15 +62,34 @@ export const defaultLossSettings: LossSettings = { aggregation: defaultAggregati
 /** One term of the catalogue. */
 export type LossTerm = (input: LossInput, settings: LossSettings) => TokenLoss;
 
-function need<K extends "oldLogprobs" | "referenceLogprobs" | "teacherLogprobs" | "advantages">(input: LossInput, key: K, term: string): TokenArray {
+/** The per-token log-probs a term reads besides ℓ_θ (the update scores only what the active terms read). */
+export type TermInput = "oldLogprobs" | "referenceLogprobs" | "teacherLogprobs" | "advantages";
+
+/** A catalogue entry: the term, what it reads, and how a formula writes it (`describeMethod`). */
+export type CatalogueTerm = LossTerm & {
+  readonly reads: readonly TermInput[];
+  /** The term in a one-line formula, e.g. `L_kl(k3)`. */
+  readonly symbol: (settings: LossSettings) => string;
+};
+
+/** Attaches what a term reads and its formula symbol to its function (one catalogue entry). */
+export function catalogueTerm(reads: readonly TermInput[], symbol: (settings: LossSettings) => string, loss: LossTerm): CatalogueTerm {
+  return Object.assign((x: LossInput, s: LossSettings) => loss(x, s), { reads, symbol });
+}
+
+function need<K extends TermInput>(input: LossInput, key: K, term: string): TokenArray {
   const v = input[key];
   if (v === undefined) throw new ShapeError(`loss term '${term}' needs ${key}, which the input lacks`);
   return v;
 }
 
-/** The catalogue. Look a string up with `checkLossName`. */
+/**
+ * The catalogue, each entry tagged with the paper's equation: (RL) the clipped surrogate and the
+ * KL penalty, (SEED) the gated distillation, (SFT) the NLL. Look a string up with `checkLossName`.
+ */
 export const lossTerms = {
-  "policy-gradient": (x: LossInput, s: LossSettings) =>
+  /** (RL) clipped policy gradient on the advantages the estimator gives (RL-Adv). */
+  "policy-gradient": catalogueTerm(["oldLogprobs", "advantages"], (s) => `L_pg(clip ${s.clip.low}/${s.clip.high}${s.clip.dual === null ? "" : `, dual ${s.clip.dual}`})`, (x, s) =>
     clippedPolicyLoss({
       batch: x.batch,
       policyLogprobs: x.policyLogprobs,
@@ -78,10 +97,12 @@ export const lossTerms = {
       advantages: need(x, "advantages", "policy-gradient"),
       clip: s.clip,
       aggregation: s.aggregation,
-    }),
-  kl: (x: LossInput, s: LossSettings) =>
-    klPenalty({ batch: x.batch, policyLogprobs: x.policyLogprobs, referenceLogprobs: need(x, "referenceLogprobs", "kl"), estimator: s.kl.estimator, aggregation: s.aggregation }),
-  opd: (x: LossInput, s: LossSettings) =>
+    })),
+  /** (RL) KL penalty against the starting weights. */
+  kl: catalogueTerm(["referenceLogprobs"], (s) => `L_kl(${s.kl.estimator})`, (x, s) =>
+    klPenalty({ batch: x.batch, policyLogprobs: x.policyLogprobs, referenceLogprobs: need(x, "referenceLogprobs", "kl"), estimator: s.kl.estimator, aggregation: s.aggregation })),
+  /** (SEED) gated on-policy distillation toward the skill-conditioned teacher. */
+  opd: catalogueTerm(["teacherLogprobs"], (s) => `Agg(σ(${s.opd.beta}Δ)·(ℓ_T − ℓ_θ))`, (x, s) =>
     gatedDistillation({
       batch: x.batch,
       policyLogprobs: x.policyLogprobs,
@@ -90,17 +111,22 @@ export const lossTerms = {
       ...(x.detached === undefined ? {} : { detached: x.detached }),
       opd: s.opd,
       aggregation: s.aggregation,
-    }),
-  "skill-sd": (x: LossInput, s: LossSettings) =>
+    })),
+  /** Skill-SD: importance-weighted k3 pull toward the teacher. */
+  "skill-sd": catalogueTerm(["oldLogprobs", "teacherLogprobs"], () => "Agg(ρ·k3(ℓ_θ − ℓ_T))", (x, s) =>
     skillSdLoss({
       batch: x.batch,
       policyLogprobs: x.policyLogprobs,
       oldLogprobs: need(x, "oldLogprobs", "skill-sd"),
       teacherLogprobs: need(x, "teacherLogprobs", "skill-sd"),
       aggregation: s.aggregation,
-    }),
-  nll: (x: LossInput, s: LossSettings) => nllLoss({ batch: x.batch, policyLogprobs: x.policyLogprobs, aggregation: s.aggregation }),
-} as const satisfies Record<string, LossTerm>;
+    })),
+  /** (SFT) negative log-likelihood of the sampled (or demonstrated) tokens. */
+  nll: catalogueTerm([], () => "L_nll", (x, s) => nllLoss({ batch: x.batch, policyLogprobs: x.policyLogprobs, aggregation: s.aggregation })),
+} as const satisfies Record<string, CatalogueTerm>;
+
+/** A catalogue of terms by name: `lossTerms`, or `lossTerms` plus terms of one's own (`planMethod`'s catalogue). */
+export type LossCatalogue = Readonly<Record<string, CatalogueTerm>>;
 
 /** Name of a loss term; a misspelt name in TypeScript is a compile error. */
 export type LossName = keyof typeof lossTerms;
@@ -110,30 +136,48 @@ export function checkLossName(name: string, path = "loss.terms"): Result<LossNam
   return checkName(lossTerms, name, path, "loss term");
 }
 
-/** One term of a method and its coefficient (c_pg, β_KL, λ_opd, ...). */
-export type WeightedTerm = { readonly name: LossName; readonly coef: number };
+/**
+ * One term of a method and its coefficient (c_pg, β_KL, λ_opd, ...): a catalogue name, or any
+ * name with its function (`ResolvedTerm`, what a method plan holds).
+ */
+export type WeightedTerm = { readonly name: LossName; readonly coef: number } | ResolvedTerm;
+
+/** A term with its catalogue entry already looked up. */
+export type ResolvedTerm = { readonly name: string; readonly coef: number; readonly loss: CatalogueTerm };
+
+/** What `combineLosses` returns: the sum, and each term's own weights c_k·dL_k/dℓ_θ by name. */
+export type CombinedLoss = TokenLoss & { readonly termWeights: Readonly<Record<string, Float64Array>> };
 
 /**
  * Σ_k c_k·L_k and its per-token weights Σ_k c_k·dL_k/dℓ_θ, which the trainer passes to
- * `policy.backward` (after `splitBySegments`). Metrics: each term's own (namespaced), plus
- * `loss/<name>` = c·value and `loss/total`. Terms with c = 0 are skipped entirely.
+ * `policy.backward` (the flat layout is the policy's packed scored layout). Metrics: each term's
+ * own (namespaced), plus `loss/<name>` = c·value and `loss/total`. Terms with c = 0 are skipped
+ * entirely. `termWeights` holds each term's share, so a trace needs no second pass.
  * @example combineLosses([{ name: "policy-gradient", coef: 1 }, { name: "kl", coef: 0.01 }, { name: "opd", coef: 0.01 }], input)
  */
-export function combineLosses(terms: readonly WeightedTerm[], input: LossInput, settings: Partial<LossSettings> = {}): TokenLoss {
+export function combineLosses(terms: readonly WeightedTerm[], input: LossInput, settings: Partial<LossSettings> = {}): CombinedLoss {
   validateBatch(input.batch, { policyLogprobs: input.policyLogprobs });
   const s: LossSettings = { ...defaultLossSettings, ...settings };
-  const dLogprobs = new Float64Array(input.batch.lossMask.length);
+  const n = input.batch.lossMask.length;
+  const dLogprobs = new Float64Array(n);
+  const termWeights: Record<string, Float64Array> = {};
   const metrics: Record<string, number> = {};
   let value = 0;
-  for (const { name, coef } of terms) {
-    if (coef === 0) continue;
-    const term: LossTerm = lossTerms[name];
+  for (const t of terms) {
+    if (t.coef === 0) continue;
+    const { name, coef } = t;
+    const term: LossTerm = "loss" in t ? t.loss : lossTerms[t.name];
     const out = term(input, s);
     value += coef * out.value;
-    for (let t = 0; t < dLogprobs.length; t++) dLogprobs[t] = dLogprobs[t]! + coef * out.dLogprobs[t]!;
+    const w = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      w[i] = 0 + coef * out.dLogprobs[i]!; // 0 + x turns a -0 into 0, as the running sum does
+      dLogprobs[i] = dLogprobs[i]! + w[i]!;
+    }
+    termWeights[name] = w;
     Object.assign(metrics, out.metrics);
     metrics[`loss/${name}`] = coef * out.value;
   }
   metrics["loss/total"] = value;
-  return { value, dLogprobs, metrics };
+  return { value, dLogprobs, metrics, termWeights };
 }

@@ -65,6 +65,7 @@ export function clippedTokenLoss(a: number, r: number, clip: ClipOptions): { los
 }
 
 /**
+ * Eq. (RL), first term: the clipped surrogate −E[min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A)].
  * L_pg = Agg(max(−A·r, −A·clip(r, 1 − ε_low, 1 + ε_high))), capped at −A·c for A < 0, with
  * r = exp(ℓ_θ − ℓ_old).
  *

@@ -16,7 +16,7 @@ export type NllInput = {
 };
 
 /**
- * L = −Agg(ℓ_θ). Metrics: `sft/nll` (the value), `sft/tokens` (trained tokens).
+ * L = −Agg(ℓ_θ): Eq. (SFT) of Stage 1 (and Stage 0's behaviour cloning). Metrics: `sft/nll` (the value), `sft/tokens` (trained tokens).
  * @example nllLoss({ batch: batchFromLengths([2]), policyLogprobs: [-1, -3] }) // value 2, dLogprobs [-0.5, -0.5]
  */
 export function nllLoss(input: NllInput): TokenLoss {

@@ -23,8 +23,9 @@ import { ParamStore } from "../model/params.ts";
 import { decodeBatch, type DecodeRequest, type DecodeSession } from "../model/sample.ts";
 import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
 import { Transformer } from "../model/transformer.ts";
+import { chunks } from "./batching.ts";
 import { PrefixCache } from "./prefix-cache.ts";
-import type { OptimizerSettings, Policy, Sample, SampleRequest, ScoreRequest, Tokenizer, TrainablePolicy } from "./policy.ts";
+import type { OptimizerSettings, Policy, PolicySnapshot, Sample, SampleRequest, ScoreRequest, Tokenizer, TrainablePolicy } from "./policy.ts";
 
 // The BPE tokenizer lives in model/ and cannot import policy/; this checks it still fits.
 const tokenizerFits = (t: BpeTokenizer): Tokenizer => t;
@@ -66,22 +67,6 @@ function defaultBatchTokens(c: ModelConfig): number {
   return Math.max(512, Math.min(65536, Math.floor(2 ** 31 / activationBytesPerToken(c))));
 }
 
-/** Splits requests into consecutive chunks of at most `budget` tokens (a request never splits). */
-function chunks<T extends { tokens: ArrayLike<number> }>(items: readonly T[], budget: number): [number, number][] {
-  const out: [number, number][] = [];
-  let start = 0, used = 0;
-  items.forEach((it, i) => {
-    if (i > start && used + it.tokens.length > budget) {
-      out.push([start, i]);
-      start = i;
-      used = 0;
-    }
-    used += it.tokens.length;
-  });
-  if (items.length > 0) out.push([start, items.length]);
-  return out;
-}
-
 /** Sampling and scoring over a transformer; the base of both embedded policies. */
 class EmbeddedBase implements Policy {
   readonly tokenizer: BpeTokenizer;
@@ -116,6 +101,11 @@ class EmbeddedBase implements Policy {
   /** Forget the prefix cache (its memory is kept for reuse). */
   clearPrefixCache(): void {
     this.prefix?.invalidate();
+  }
+
+  /** `Policy.clearCaches`: the prefix cache is the only cache. */
+  clearCaches(): void {
+    this.clearPrefixCache();
   }
 
   /** Prompt tokens served from / fed past the prefix cache so far (zeros when it is off). */
@@ -162,10 +152,15 @@ class EmbeddedBase implements Policy {
 }
 
 /** The read-only copy of an `EmbeddedPolicy` (what `snapshot()` returns). */
-export class FrozenPolicy extends EmbeddedBase {
+export class FrozenPolicy extends EmbeddedBase implements PolicySnapshot {
   /** @internal use `EmbeddedPolicy.snapshot()` */
   constructor(model: Transformer, tokenizer: BpeTokenizer, options: EmbeddedOptions) {
     super(model, tokenizer, options);
+  }
+
+  /** Saves weights and tokenizer (no optimizer state) atomically into `dir`; `EmbeddedPolicy.load` reads it. */
+  async save(dir: string): Promise<void> {
+    saveCheckpoint(dir, { config: this.config, params: this.model.params, tokenizer: this.tokenizer });
   }
 }
 

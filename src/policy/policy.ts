@@ -100,6 +100,18 @@ export interface Policy {
   sample(requests: readonly SampleRequest[]): Promise<Sample[]>;
   /** Batched scoring: one array per request, of length `tokens.length - start`. */
   score(requests: readonly ScoreRequest[]): Promise<Float32Array[]>;
+  /**
+   * Forget whatever the policy caches between calls (the embedded prefix cache; a no-op where
+   * nothing is cached). The trainer calls it at every update start, so a resumed run replays an
+   * uninterrupted one bit for bit.
+   */
+  clearCaches(): void;
+}
+
+/** A frozen copy of a trainable policy's weights that can be written to a directory (and loaded back with `loadTrainablePolicy`). */
+export interface PolicySnapshot extends Policy {
+  /** Save the weights (no optimizer state) atomically into `dir`. */
+  save(dir: string): Promise<void>;
 }
 
 /**
@@ -116,8 +128,8 @@ export interface TrainablePolicy extends Policy {
    * Returns the pre-clip global gradient norm; a non-finite norm skips the update.
    */
   step(settings: OptimizerSettings): Promise<{ gradNorm: number; skipped: boolean }>;
-  /** A frozen copy of the current weights (for the KL reference policy). */
-  snapshot(): Promise<Policy>;
+  /** A frozen copy of the current weights (the KL reference, the analyzer snapshot). */
+  snapshot(): Promise<PolicySnapshot>;
   /** Save weights, optimizer state and format version atomically into `dir`. */
   save(dir: string): Promise<void>;
 }

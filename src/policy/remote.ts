@@ -94,6 +94,9 @@ export class RemotePolicy implements Policy {
   private readonly concurrency: number;
   private readonly apiKey: string | undefined;
 
+  /** `Policy.clearCaches`: a remote policy keeps no cache here. */
+  clearCaches(): void {}
+
   private constructor(options: RemotePolicyOptions, tokenizer: Tokenizer, maxContext: number) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.model = options.model;

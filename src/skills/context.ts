@@ -35,7 +35,7 @@ export function episodeSkillBlock(skill: string): string {
 }
 
 /**
- * H(text, skill): the skill-augmented context. An empty (or whitespace-only) skill returns the
+ * H(text, skill): the skill-augmented context h̃ = H(h, s) of Algorithm 1, step 5. An empty (or whitespace-only) skill returns the
  * text unchanged, byte for byte.
  * @example
  * applySkill("Role.\nYour task is to: put a mug in the sink.\nNow it's your turn to act.", "Take the mug first.", "insert")

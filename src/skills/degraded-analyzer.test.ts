@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { degradedAnalyzer } from "./degraded-analyzer.ts";
 import { ruleAnalyzer } from "./rule-analyzer.ts";
 import { analysisMetrics, type Analysis, type Analyzer } from "./analyzer.ts";
-import { genericSkills, librarySkill, librarySkillTransform, taskTypeSkill, taskTypeSkills } from "./library.ts";
+import { genericSkills, librarySkill, studentSkillTransform, taskTypeSkill, taskTypeSkills } from "./library.ts";
 import type { SerializedTrajectory } from "./serialize.ts";
 
 function traj(i: number): SerializedTrajectory {
@@ -75,12 +75,12 @@ test("the static library returns general plus task-type skills, by task sentence
 });
 
 test("the Skill-GRPO transform prepends the library skill chosen by the game path or the task line", () => {
-  const t = librarySkillTransform("alfworld");
-  const heat = t("Role.\nYour task is to: put a hot cup in cabinet.\nAct.", { taskId: "valid_seen/x/trial_1" });
+  const t = studentSkillTransform("alfworld", "prepend", [{ id: "valid_seen/x/trial_1" }, { id: "valid_seen/look_at_obj_in_light-Bowl-None-DeskLamp-301/trial_1" }]);
+  const heat = t("Role.\nYour task is to: put a hot cup in cabinet.\nAct.", { groupIndex: 0 });
   assert.ok(heat.startsWith(`[Privileged Skill Information]\n${librarySkill("alfworld", "put a hot cup in cabinet.")}\n\nRole.`));
   assert.ok(heat.includes(taskTypeSkills.alfworld.heat));
-  const look = t("no task line here", { taskId: "valid_seen/look_at_obj_in_light-Bowl-None-DeskLamp-301/trial_1" });
+  const look = t("no task line here", { groupIndex: 1 });
   assert.ok(look.includes(taskTypeSkills.alfworld.look));
-  const inserted = librarySkillTransform("webshop", "insert")("Role.\nYour task is to: buy socks\nNow it's your turn to act.", { taskId: "w1" });
+  const inserted = studentSkillTransform("webshop", "insert", [{ id: "w1" }])("Role.\nYour task is to: buy socks\nNow it's your turn to act.", { groupIndex: 0 });
   assert.ok(inserted.includes(`Your task is to: buy socks\n\n**Episode-Level Skill**`) && inserted.includes(taskTypeSkills.webshop));
 });

@@ -11,6 +11,5 @@ export * from "./analyzer.ts";
 export * from "./rule-alfworld.ts";
 export * from "./rule-analyzer.ts";
 export * from "./llm-analyzer.ts";
-export * from "./policy-complete.ts";
 export * from "./degraded-analyzer.ts";
 export * from "./library.ts";

@@ -53,7 +53,7 @@ export function taskTypeSkill(envId: string, task: string, taskId = ""): string 
     const kind = parseAlfworldTask(task)?.kind ?? ALFWORLD_PATH_TYPES.find(([key]) => taskId.includes(key))?.[1];
     return kind === undefined ? undefined : taskTypeSkills.alfworld[kind];
   }
-  if (envId === "webshop" || envId === "search" || envId === "sokoban" || envId === "ezpoints") return taskTypeSkills[envId];
+  if (envId !== "alfworld" && Object.hasOwn(taskTypeSkills, envId)) return taskTypeSkills[envId as Exclude<keyof typeof taskTypeSkills, "alfworld">];
   return undefined;
 }
 
@@ -67,14 +67,19 @@ export function librarySkill(envId: string, task: string, taskId = ""): string {
 }
 
 /**
- * The rollout prompt transform of Skill-GRPO (the library skill in the *student* context during
- * rollouts): pass it as the agent's `promptTransform`. The task type comes from the task id (the
- * ALFWorld game path) or, failing that, from a task line in the prompt.
- * @default mode "prepend" (Variant B, as the reference's Skill-GRPO)
+ * The prompt transform that puts the library skill into the student's context (H with
+ * `context`): Skill-GRPO and Skill-Prompt in training, and evaluation of presets with
+ * `eval.skill = "library"` (Skill-GRPO*, Skill-Prompt). Pass it as the agent's `promptTransform`.
+ * The task type comes from a task line of the prompt or, failing that, from the task id of the
+ * group (the ALFWorld game path).
+ * @example collectGroups(policy, makeEnv, tasks, { ...opts, promptTransform: studentSkillTransform("alfworld", "prepend", tasks) })
  */
-export function librarySkillTransform(envId: string, mode: SkillContextMode = "prepend"): (promptText: string, trajectory: { readonly taskId: string }) => string {
-  return (promptText, trajectory) => {
-    const task = /Your task is to: (.+)/.exec(promptText)?.[1] ?? "";
-    return applySkill(promptText, librarySkill(envId, task, trajectory.taskId), mode);
-  };
+export function studentSkillTransform(envName: string, context: SkillContextMode, tasks: readonly { readonly id: string }[]): (text: string, where: { readonly groupIndex: number }) => string {
+  return (text, where) => applySkill(text, librarySkill(envName, taskText(text), tasks[where.groupIndex]?.id ?? ""), context);
+}
+
+/** The task sentence of a prompt (the text after the first task-line pattern), for library lookup. */
+function taskText(prompt: string): string {
+  const m = /Your task is to:\s*(.+)/.exec(prompt) ?? /Your (?:question|goal is(?: to)?):?\s*(.+)/.exec(prompt);
+  return m?.[1]?.trim() ?? "";
 }

@@ -60,7 +60,7 @@ export function llmAnalyzer(complete: Complete, options: LlmAnalyzerOptions & { 
   return batchLlmAnalyzer(batchOf(complete, options.concurrency ?? 8), options);
 }
 
-/** The analyzer over a batch completion function (e.g. `policyComplete`, which samples all prompts together). */
+/** The analyzer over a batch completion function (e.g. the policy's analyzer role, `policyAnalyzer`, which samples all prompts together). */
 export function batchLlmAnalyzer(complete: BatchComplete, options: LlmAnalyzerOptions = {}): Analyzer {
   const attempts = options.attempts ?? 2;
   const limits = options.limits ?? defaultSkillLimits;

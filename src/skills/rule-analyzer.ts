@@ -8,14 +8,15 @@
  * else gets a generic rule. Deterministic: the same text always gives the same skill, and every
  * skill it writes passes the format validator (its answer is the same JSON a model must write).
  */
+import type { EnvName } from "../envs/registry.ts";
 import type { Analysis, Analyzer } from "./analyzer.ts";
 import { parseSkill } from "./parse-skill.ts";
 import { analyzeAlfworld, looksLikeAlfworld } from "./rule-alfworld.ts";
 import { readSerializedTrajectory, type ParsedTrajectory } from "./serialize.ts";
 import { defaultSkillLimits, skillTarget, type SkillLimits } from "./template.ts";
 
-/** The environment an episode's text looks like. */
-export type EpisodeKind = "alfworld" | "webshop" | "search" | "sokoban" | "ezpoints" | "generic";
+/** The environment an episode's text looks like (a registry name), or `generic`. */
+export type EpisodeKind = EnvName | "generic";
 
 const SOKOBAN_MOVES = new Set(["up", "down", "left", "right", "still"]);
 const EZ_TOKENS = new Set(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "+", "*", "="]);
@@ -136,8 +137,9 @@ export function hindsightSkill(serialized: string, limits: SkillLimits = default
       : "Do not repeat actions that change nothing; check that each step moves toward the task's goal.";
   }
   const episode = read.value;
-  const byKind: Record<EpisodeKind, (e: ParsedTrajectory) => string> = { alfworld: analyzeAlfworld, webshop, search: searchQa, sokoban, ezpoints, generic };
-  return fit(byKind[episodeKind(episode)](episode), limits.maxChars);
+  // An environment without rules of its own gets the generic rule.
+  const byKind: Partial<Record<EpisodeKind, (e: ParsedTrajectory) => string>> = { alfworld: analyzeAlfworld, webshop, search: searchQa, sokoban, ezpoints };
+  return fit((byKind[episodeKind(episode)] ?? generic)(episode), limits.maxChars);
 }
 
 /** The rule-based analyzer as an `Analyzer`; each answer is the JSON label a model would be trained to write. */

@@ -6,7 +6,7 @@ import { presetConfig } from "../model/config.ts";
 import { trainBpe } from "../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { RemotePolicy } from "../policy/remote.ts";
-import { createOpenAiServer } from "../agent/openai-server.ts";
+import { createOpenAiServer } from "../policy/openai-server.ts";
 import { runPolicyConformance } from "./policy-conformance.ts";
 import { ScriptedPolicy } from "./scripted-policy.ts";
 

@@ -56,6 +56,9 @@ export class ScriptedPolicy implements Policy {
     this.appendStop = options.appendStop ?? true;
   }
 
+  /** `Policy.clearCaches`: a script caches nothing. */
+  clearCaches(): void {}
+
   /** Script steps not yet used. */
   get remaining(): number {
     return this.script.length - this.next;

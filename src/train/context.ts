@@ -4,12 +4,13 @@
  * snapshot, static library); an update owns nothing and returns its metrics.
  */
 import type { Trajectory } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { ScoredSequence } from "../agent/training-views.ts";
 import type { TaskSpec } from "../envs/env.ts";
 import type { Policy, TrainablePolicy } from "../policy/policy.ts";
-import type { SeedConfig } from "./config.ts";
-import type { TrainingEnv } from "./envs.ts";
+import type { SeedConfig } from "../config/config.ts";
+import type { MethodPlan } from "../config/method.ts";
+import type { TrainingEnv } from "../run/training-env.ts";
 import type { StepSample, UpdateSequences } from "./sequences.ts";
 import type { StageTimer } from "./timer.ts";
 
@@ -29,6 +30,8 @@ export type MiniBatchTrace = {
 /** Everything one update reads. */
 export type UpdateContext = {
   readonly config: SeedConfig;
+  /** What the method computes (`planMethod(config)`): the only place the stages learn which terms, estimator and teacher run. */
+  readonly plan: MethodPlan;
   /** 1-based index of this update. */
   readonly update: number;
   /** θ, which equals θ_old when the update starts. */
@@ -48,15 +51,6 @@ export type UpdateContext = {
   readonly onMiniBatch?: (trace: MiniBatchTrace) => void;
   /** Called after each rollout step (progress). */
   readonly onRolloutStep?: (step: number, running: number) => void;
-};
-
-/** Teacher skills of an update's trajectories. */
-export type TeacherSkills = {
-  /** The skill text each trajectory's teacher context carries ("" for none). */
-  readonly skills: readonly string[];
-  /** v_τ: 1 when the trajectory has a usable skill. */
-  readonly valid: readonly number[];
-  readonly metrics: Record<string, number>;
 };
 
 /** What the scoring stage produces, per sequence of the update. */

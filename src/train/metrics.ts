@@ -64,8 +64,3 @@ function roundAll(s: StageSeconds): StageSeconds {
   for (const [k, v] of Object.entries(s)) out[k] = round(v);
   return out;
 }
-
-/** Keys of a metrics line that depend on wall-clock time (excluded when comparing runs). */
-export function isTimingKey(key: string): boolean {
-  return key === "seconds" || key.startsWith("time/");
-}

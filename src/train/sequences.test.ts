@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import { advantageSamples, buildMiniBatch, buildSequences, gather, partition, samplesBySequence, scatter } from "./sequences.ts";
-import { taskIndices } from "./schedule.ts";
+import { taskIndices } from "../run/schedule.ts";
 
 function turn(prompt: number[], sampled: number[], valid = true): Turn {
   return { promptTokens: prompt, sampledTokens: sampled, sampledLogprobs: sampled.map(() => -1), promptText: "", observation: "", responseText: "", actionText: "", valid, reward: 0, masked: false };

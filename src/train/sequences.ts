@@ -15,6 +15,7 @@ import type { AdvantageSample } from "../math/advantages.ts";
 import { stepScore } from "../math/advantages.ts";
 import type { ScoredSequence } from "../agent/training-views.ts";
 import { policySequences } from "../agent/training-views.ts";
+import { scoredOffsets, splitScored } from "../policy/batching.ts";
 import type { ScoreRequest } from "../policy/policy.ts";
 
 /** One scored sequence of the update and the trajectory it belongs to. */
@@ -68,11 +69,11 @@ export function advantageSamples(trajectories: readonly Trajectory[], samples: r
   });
 }
 
-/** A mini-batch: some sequences laid out back to back in the flat layout. */
+/** A mini-batch: some sequences laid out back to back in the flat layout (the policy's packed scored layout). */
 export type MiniBatch = {
   /** Indices of its sequences in the update's list, ascending. */
   readonly sequences: readonly number[];
-  /** Flat offset of each of its sequences' first scored position. */
+  /** Flat offset of each of its sequences' first scored position (`scoredOffsets` of its requests, without the end). */
   readonly offsets: readonly number[];
   /** Segments = its step-samples; lossMask over every scored position. */
   readonly batch: StepBatch;
@@ -88,26 +89,23 @@ export type MiniBatch = {
  */
 export function buildMiniBatch(all: UpdateSequences, indices: readonly number[], samplesOf: readonly (readonly number[])[]): MiniBatch {
   const sequences = [...indices].sort((a, b) => a - b);
-  const offsets: number[] = [];
+  const requests = sequences.map((i) => all.sequences[i]!.student.request);
+  const ends = scoredOffsets(requests);
+  const offsets = ends.slice(0, -1);
   const segments: Segment[] = [];
   const sampleIds: number[] = [];
-  let n = 0;
-  for (const i of sequences) {
-    const seq = all.sequences[i]!;
-    offsets.push(n);
-    for (const s of samplesOf[i]!) {
-      const sample = all.samples[s]!;
-      segments.push({ start: n + sample.offset, length: sample.length });
-      sampleIds.push(s);
-    }
-    n += seq.student.lossMask.length;
-  }
-  const lossMask = new Float64Array(n);
+  const lossMask = new Float64Array(ends[ends.length - 1]!);
   sequences.forEach((i, k) => {
     const m = all.sequences[i]!.student.lossMask;
+    if (m.length !== ends[k + 1]! - offsets[k]!) throw new ShapeError(`sequence ${i}: a loss mask of ${m.length} for ${ends[k + 1]! - offsets[k]!} scored positions`);
+    for (const s of samplesOf[i]!) {
+      const sample = all.samples[s]!;
+      segments.push({ start: offsets[k]! + sample.offset, length: sample.length });
+      sampleIds.push(s);
+    }
     for (let t = 0; t < m.length; t++) lossMask[offsets[k]! + t] = m[t]!;
   });
-  return { sequences, offsets, batch: { segments, lossMask }, samples: sampleIds, requests: sequences.map((i) => all.sequences[i]!.student.request) };
+  return { sequences, offsets, batch: { segments, lossMask }, samples: sampleIds, requests };
 }
 
 /** Step-sample indices per sequence. */
@@ -137,16 +135,9 @@ export function gatherLocal(mb: MiniBatch, perSequence: readonly ArrayLike<numbe
   return gather(mb, full);
 }
 
-/** Cuts a flat per-token array of the mini-batch into one `Float32Array` per sequence (the `backward` weights). */
+/** A flat per-token array of the mini-batch as one `Float32Array` per sequence (the `backward` weights: views, same layout). */
 export function scatter(mb: MiniBatch, flat: ArrayLike<number>): Float32Array[] {
-  const n = mb.batch.lossMask.length;
-  return mb.sequences.map((_, k) => {
-    const start = mb.offsets[k]!;
-    const end = k + 1 < mb.offsets.length ? mb.offsets[k + 1]! : n;
-    const out = new Float32Array(end - start);
-    for (let t = start; t < end; t++) out[t - start] = flat[t]!;
-    return out;
-  });
+  return splitScored(flat, [...mb.offsets, mb.batch.lossMask.length]);
 }
 
 /**

@@ -1,10 +1,9 @@
 /**
- * The trainer: the cadence around `runUpdate` (STYLE.md §7) and the run directory (§6).
- *
- *   <run>/config.json            the resolved config (a rerun must resolve to the same one)
- *   <run>/metrics.jsonl          one JSON object per update (flat keys + slash metrics)
- *   <run>/samples/update-XXXXXX.jsonl   a few trajectories with their skill and per-token gates
- *   <run>/checkpoints/update-XXXXXX/    policy (weights, tokenizer, AdamW), trainer.json, analyzer/
+ * The trainer: the cadence around `runUpdate` (STYLE.md §7): for each update run it, append its
+ * metrics, checkpoint when due. The run directory's format is `run/run-dir.ts`'s and
+ * `run/checkpoint.ts`'s. The trainer talks to a `TrainablePolicy` only, loaded from a directory
+ * by `loadTrainablePolicy` (policy/load.ts), so another implementation (a remote trainer) plugs
+ * in there without a change here.
  *
  * Exact resume: the same command on the same run directory continues from the newest
  * checkpoint; metrics lines past it are dropped and redone. Every random draw derives from
@@ -12,28 +11,31 @@
  * before the checkpoint, so a run killed with SIGKILL at any point ends with the same weights and
  * metrics (timings aside) as one never interrupted.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SeedError, UsageError } from "../core/errors.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import type { TaskSpec } from "../envs/env.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
+import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences } from "../agent/training-views.ts";
 import { trajectoryJsonLine } from "../agent/jsonl.ts";
-import { EmbeddedPolicy, type FrozenPolicy } from "../policy/embedded.ts";
-import type { Policy } from "../policy/policy.ts";
-import { ensureBase, type BaseOptions } from "./base.ts";
-import { checkpointName, listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "./checkpoint.ts";
-import type { SeedConfig } from "./config.ts";
+import { loadTrainablePolicy } from "../policy/load.ts";
+import type { Policy, PolicySnapshot, TrainablePolicy } from "../policy/policy.ts";
+import { ensureBase, type BaseOptions } from "./pretrain/base.ts";
+import { listCheckpoints, pruneCheckpoints, readTrainerState, TRAINER_FORMAT_VERSION, writeTrainerCheckpoint, type TrainerState } from "../run/checkpoint.ts";
+import { appendMetrics, claimRunDir, truncateMetrics, writeSamples as writeRunSamples, writeSkillLibrary } from "../run/run-dir.ts";
+import type { SeedConfig } from "../config/config.ts";
+import { planMethod, type MethodCatalogue } from "../config/method.ts";
+import { contextLimit } from "../config/resolve.ts";
 import type { MiniBatchTrace } from "./context.ts";
-import { trainingEnv, type TrainingEnv } from "./envs.ts";
-import { isTimingKey, metricsLine } from "./metrics.ts";
-import { taskIndices } from "./schedule.ts";
-import { analyzeWithPolicy, libraryFromAnalyses } from "./skill-sources.ts";
-import { rolloutOptions } from "./stages/rollout.ts";
+import { trainingEnv, type TrainingEnv } from "../run/training-env.ts";
+import { metricsLine } from "./metrics.ts";
+import { taskIndices } from "../run/schedule.ts";
+import { analyzeWithPolicy, libraryFromAnalyses } from "../skills/sources.ts";
+import { rolloutOptions } from "../run/rollout-options.ts";
 import { StageTimer } from "./timer.ts";
 import { runUpdate, type UpdateResult } from "./update.ts";
 
@@ -47,6 +49,8 @@ export type TrainOptions = BaseOptions & {
   readonly onUpdate?: (line: Record<string, unknown>) => void;
   /** Called for every mini-batch (tests: per-term weights). */
   readonly onMiniBatch?: (trace: MiniBatchTrace) => void;
+  /** Catalogues of loss terms and estimators the method is planned from. @default the built-in ones */
+  readonly catalogue?: MethodCatalogue;
 };
 
 /** What a finished run reports. */
@@ -64,74 +68,6 @@ export type TrainResult = {
   readonly last: Record<string, unknown> | null;
 };
 
-/** Checks the run directory's config against this one (a different config is a different run). */
-function claimRunDir(runDir: string, config: SeedConfig): void {
-  mkdirSync(runDir, { recursive: true });
-  const path = join(runDir, "config.json");
-  const text = JSON.stringify(config, null, 2) + "\n";
-  if (existsSync(path)) {
-    let old: unknown;
-    try {
-      old = JSON.parse(readFileSync(path, "utf8"));
-    } catch {
-      old = undefined;
-    }
-    // More (or fewer) updates continue the same run; every other setting must match.
-    const diff = differingPaths(old, config).filter((p) => p !== "run.updates");
-    if (diff.length > 0) {
-      throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
-    }
-    return;
-  }
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
-}
-
-/** Records a changed `run.updates` in config.json (the only setting a resumed run may change). */
-function updateRunConfig(runDir: string, config: SeedConfig): void {
-  const path = join(runDir, "config.json");
-  writeFileSync(`${path}.tmp`, JSON.stringify(config, null, 2) + "\n");
-  renameSync(`${path}.tmp`, path);
-}
-
-function differingPaths(a: unknown, b: unknown, path = ""): string[] {
-  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) => differingPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
-  }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || "(root)"];
-}
-
-/** Keeps the metrics lines up to `update` (drops lines of updates redone after a resume, and a torn last line). */
-function truncateMetrics(runDir: string, update: number): Record<string, unknown> | null {
-  const path = join(runDir, "metrics.jsonl");
-  if (!existsSync(path)) return null;
-  const kept: string[] = [];
-  let last: Record<string, unknown> | null = null;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    let obj: Record<string, unknown>;
-    try {
-      obj = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof obj["update"] === "number" && obj["update"] <= update) {
-      kept.push(line);
-      last = obj;
-    }
-  }
-  writeFileSync(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
-  renameSync(`${path}.tmp`, path);
-  return last;
-}
-
-/** Clears a policy's prefix cache when it has one (the embedded policies do). */
-function clearCache(p: Policy | null): void {
-  const c = p as { clearPrefixCache?: () => void } | null;
-  c?.clearPrefixCache?.();
-}
-
 /**
  * Trains with `config` in `options.runDir`, resuming from its newest checkpoint when there is one.
  * @example
@@ -139,8 +75,8 @@ function clearCache(p: Policy | null): void {
  */
 export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
   const runDir = resolve(options.runDir);
+  const plan = planMethod(config, options.catalogue);
   claimRunDir(runDir, config);
-  updateRunConfig(runDir, config);
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
@@ -149,22 +85,23 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   const latest = checkpoints.at(-1);
   let state: TrainerState | null = latest === undefined ? null : readTrainerState(latest.dir);
   const init = state?.init ?? (await ensureBase(config, options));
-  const policy = await EmbeddedPolicy.load(latest === undefined ? init : join(latest.dir, "policy"));
-  const startPolicy: FrozenPolicy | EmbeddedPolicy = latest === undefined ? await policy.snapshot() : await EmbeddedPolicy.load(init);
+  const policy = await loadTrainablePolicy(latest === undefined ? init : join(latest.dir, "policy"));
+  const startPolicy: Policy = latest === undefined ? await policy.snapshot() : await loadTrainablePolicy(init);
   const chat = new ChatFormat(policy.tokenizer);
   const K = config.skills.refreshEvery;
-  let analyzerSnapshot: Policy | null = null;
+  let analyzerSnapshot: PolicySnapshot | null = null;
   let analyzerFrom: number | null = state?.analyzerFrom ?? null;
   if (K > 1 && latest !== undefined && analyzerFrom !== null) {
-    analyzerSnapshot = existsSync(join(latest.dir, "analyzer")) ? await EmbeddedPolicy.load(join(latest.dir, "analyzer")) : null;
+    // Re-frozen after loading, so a resumed run saves it exactly as an uninterrupted one (weights only).
+    analyzerSnapshot = existsSync(join(latest.dir, "analyzer")) ? await (await loadTrainablePolicy(join(latest.dir, "analyzer"))).snapshot() : null;
   }
   let staticLibrary = state?.staticLibrary ?? null;
   if (config.skills.teacher === "static-self" && staticLibrary === null) {
     staticLibrary = await buildStaticLibrary(config, policy, chat, env, pool);
-    writeFileSync(join(runDir, "skill-library.json"), JSON.stringify(staticLibrary, null, 2) + "\n");
+    writeSkillLibrary(runDir, staticLibrary);
   }
   const resumedFrom = state?.update ?? 0;
-  let last = truncateMetrics(runDir, resumedFrom);
+  let last: Record<string, unknown> | null = truncateMetrics(runDir, resumedFrom);
   let bad = state?.badUpdates ?? 0;
   const bar = new Progress(`train ${config.method.name}`, config.run.updates, { silent: options.quiet ?? false });
   bar.tick(resumedFrom, resumedFrom > 0 ? `resumed after update ${resumedFrom}` : undefined);
@@ -176,19 +113,19 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
       analyzerFrom = u;
     }
     const analyzer: Policy | null = config.skills.teacher !== "self" ? null : K === 1 ? policy : K === 0 ? startPolicy : analyzerSnapshot;
-    clearCache(policy);
-    clearCache(analyzer);
+    policy.clearCaches();
+    analyzer?.clearCaches();
     const timer = new StageTimer();
     const wall0 = performance.now();
     const tasks = taskIndices(config.run.seed, pool.length, u, config.rollout.tasksPerUpdate).map((i) => pool[i]!);
     const result = await runUpdate({
-      config, update: u, policy, reference: config.kl.coef > 0 ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
+      config, plan, update: u, policy, reference: plan.needsReference ? startPolicy : null, analyzer, staticLibrary, chat, env, tasks, timer,
       ...(options.onMiniBatch ? { onMiniBatch: options.onMiniBatch } : {}),
     });
     await timer.time("samples", () => writeSamples(runDir, config, u, result));
     bad = result.failed ? bad + 1 : 0;
     const line = metricsLine(u, { ...result.metrics, "guard/bad_updates": bad }, timer.drain(), (performance.now() - wall0) / 1000);
-    appendFileSync(join(runDir, "metrics.jsonl"), JSON.stringify(line) + "\n");
+    appendMetrics(runDir, line);
     last = line;
     options.onUpdate?.(line);
     ran++;
@@ -198,7 +135,7 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
         analyzerFrom: K > 1 ? analyzerFrom : null, staticLibrary, badUpdates: bad,
         nextSeeds: { rollout: deriveSeed(config.run.seed, "rollout", u + 1), minibatch: deriveSeed(config.run.seed, "minibatch", u + 1, 0) },
       };
-      const saveAnalyzer = K > 1 && analyzerSnapshot !== null && (u % K !== 0) ? weightsOf(analyzerSnapshot) : null;
+      const saveAnalyzer = K > 1 && analyzerSnapshot !== null && (u % K !== 0) ? analyzerSnapshot : null;
       await writeTrainerCheckpoint(runDir, policy, state, saveAnalyzer);
       pruneCheckpoints(runDir, config.run.keepCheckpoints);
     }
@@ -216,25 +153,19 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
   };
 }
 
-/** The parts of an embedded frozen policy needed to save it. */
-function weightsOf(p: Policy): { config: EmbeddedPolicy["config"]; params: EmbeddedPolicy["params"]; tokenizer: EmbeddedPolicy["tokenizer"] } {
-  const e = p as EmbeddedPolicy;
-  return { config: e.config, params: e.params, tokenizer: e.tokenizer };
-}
-
 function statusOf(line: Record<string, unknown>): string {
   const f = (k: string) => (typeof line[k] === "number" ? (line[k] as number).toFixed(2) : "-");
   return `success ${f("success_rate")} tie ${f("tie_rate")}${line["gate_mean"] !== undefined ? ` gate ${f("gate_mean")}` : ""}`;
 }
 
 /** The `static-self` library: θ_0 plays the first tasks of the pool and analyses its own episodes, once. */
-async function buildStaticLibrary(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly TaskSpec[]): Promise<Record<string, string>> {
+async function buildStaticLibrary(config: SeedConfig, policy: TrainablePolicy, chat: ChatFormat, env: TrainingEnv, pool: readonly TaskSpec[]): Promise<Record<string, string>> {
   const tasks = pool.slice(0, Math.max(config.rollout.tasksPerUpdate, Math.min(pool.length, 12)));
   const opts = rolloutOptions({ config, chat, env, tasks }, 0);
   const trajectories = await collectGroups(policy, () => env.makeEnv(), tasks, { ...opts, seed: deriveSeed(config.run.seed, "static-library"), groupSize: config.skills.staticRollouts });
-  const maxContext = config.rollout.maxContext > 0 ? Math.min(config.rollout.maxContext, policy.maxContext) : policy.maxContext;
+  const maxContext = contextLimit(config, policy.maxContext);
   const analyses = await analyzeWithPolicy(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(config.run.seed, "static-library-analyze") });
-  clearCache(policy);
+  policy.clearCaches();
   return libraryFromAnalyses(env.name, trajectories, analyses);
 }
 
@@ -248,10 +179,7 @@ function writeSamples(runDir: string, config: SeedConfig, update: number, result
     const traj = result.trajectories[i]!;
     return trajectoryJsonLine(traj, { tokens: false, extra: () => ({ update, skill: result.skills.skills[i] ?? "", skillValid: result.skills.valid[i] ?? 0, gates: turnGates(traj, result.gates[i] ?? []) }) });
   });
-  mkdirSync(join(runDir, "samples"), { recursive: true });
-  const path = join(runDir, "samples", `${checkpointName(update)}.jsonl`);
-  writeFileSync(`${path}.tmp`, lines.map((l) => l + "\n").join(""));
-  renameSync(`${path}.tmp`, path);
+  writeRunSamples(runDir, update, lines);
 }
 
 /** Per-turn gates (4 decimals) from per-sequence gate arrays; empty lists where no teacher ran. */
@@ -265,30 +193,12 @@ function turnGates(traj: Trajectory, perSequence: readonly (Float64Array | undef
   return out;
 }
 
-/** Metrics lines of a run directory without their timing keys (for comparing runs). */
-export function metricsWithoutTimings(runDir: string): Record<string, unknown>[] {
-  const path = join(runDir, "metrics.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => {
-    const obj = JSON.parse(l) as Record<string, unknown>;
-    for (const k of Object.keys(obj)) if (isTimingKey(k)) delete obj[k];
-    return obj;
-  });
-}
-
 /**
  * The trained policy of a run directory (its newest checkpoint), or the starting policy when no
  * update completed. For evaluation: `loadRunPolicy("runs/seed").then((p) => evaluate(p, ...))`.
  */
-export async function loadRunPolicy(runDir: string): Promise<EmbeddedPolicy> {
+export async function loadRunPolicy(runDir: string): Promise<TrainablePolicy> {
   const latest = listCheckpoints(runDir).at(-1);
   if (latest === undefined) throw new UsageError(`${runDir} has no checkpoint yet (checkpoints/update-XXXXXX)`);
-  return EmbeddedPolicy.load(join(latest.dir, "policy"));
-}
-
-/** The resolved config a run directory was trained with. */
-export function readRunConfig(runDir: string): SeedConfig {
-  const path = join(runDir, "config.json");
-  if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
-  return JSON.parse(readFileSync(path, "utf8")) as SeedConfig;
+  return loadTrainablePolicy(join(latest.dir, "policy"));
 }

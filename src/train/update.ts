@@ -1,5 +1,6 @@
 /**
- * One policy update as named, timed stages (STYLE.md §7; SEED-NOTES.md §2, Algorithm 1):
+ * One policy update as named, timed stages: the paper's Algorithm 1 (Stage 2), minimising
+ * Eq. (SEED) for SEED and the plan's terms for every other method (docs/PAPER.md):
  *
  *   rollout    θ_old (the current weights: nothing has stepped yet) plays N episodes per task
  *   advantage  GRPO advantages per step-sample; score = R(τ) − c_inv·(1 − valid) (ALGORITHMS.md §1-§2)
@@ -9,13 +10,13 @@
  *   update     mini-batches: live ℓ_T (`live`), ℓ_θ, combineLosses, backward, AdamW step
  *
  * Which terms run, which skill the teacher sees and whether the student sees one are read from
- * the config (the preset); the update has no per-method branch. A preset with every coefficient
+ * the method plan (`config/method.ts`); the update has no per-method branch. A preset with every coefficient
  * 0 (Vanilla, Skill-Prompt) rolls out and measures only.
  */
 import type { Trajectory } from "../core/trajectory.ts";
 import { grpoAdvantages } from "../math/advantages.ts";
-import { trains, needsTeacher } from "./config.ts";
-import type { TeacherSkills, UpdateContext } from "./context.ts";
+import type { UpdateContext } from "./context.ts";
+import type { TeacherSkills } from "../skills/sources.ts";
 import { rolloutMetrics } from "./metrics.ts";
 import { advantageSamples, buildSequences } from "./sequences.ts";
 import { optimize } from "./stages/optimize.ts";
@@ -39,19 +40,19 @@ export type UpdateResult = {
 
 /** Runs one update. */
 export async function runUpdate(ctx: UpdateContext): Promise<UpdateResult> {
-  const c = ctx.config;
+  const plan = ctx.plan;
   const t = ctx.timer;
   const trajectories = await t.time("rollout", () => rollout(ctx));
   const all = buildSequences(trajectories);
-  const adv = await t.time("advantage", () => grpoAdvantages(advantageSamples(trajectories, all.samples, ctx.env.invalidPenalty), c.grpo));
+  const adv = await t.time("advantage", () => grpoAdvantages(advantageSamples(trajectories, all.samples, ctx.env.invalidPenalty), plan.grpo));
   const metrics: Record<string, number> = { ...rolloutMetrics(trajectories), ...adv.metrics };
-  const useTeacher = needsTeacher(c);
-  const skills = useTeacher || c.skills.teacher !== "none"
+  const useTeacher = plan.teacher !== null;
+  const skills = useTeacher || plan.skillSource !== "none"
     ? await t.time("analyze", () => teacherSkills(ctx, trajectories))
     : { skills: trajectories.map(() => ""), valid: trajectories.map(() => 0), metrics: {} };
   Object.assign(metrics, skills.metrics);
   const gates: (Float64Array | undefined)[][] = trajectories.map(() => []);
-  if (!trains(c)) return { trajectories, skills, gates, metrics, nonFinite: 0, failed: false };
+  if (!plan.trains) return { trajectories, skills, gates, metrics, nonFinite: 0, failed: false };
 
   const views = useTeacher ? await t.time("teacher", () => teacherViews(ctx, trajectories, all, skills)) : { views: all.sequences.map(() => undefined), valid: skills.valid, unfit: 0 };
   if (useTeacher) metrics["opd/teacher_unfit"] = views.unfit;

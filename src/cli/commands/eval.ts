@@ -12,17 +12,14 @@
  * (real benchmark files) or the run's own world (generated ALFWorld games, the generated shop,
  * the synthetic knowledge base).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import type { Policy } from "../../policy/policy.ts";
-import { RemotePolicy } from "../../policy/remote.ts";
-import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
-import { makeEnv } from "../../envs/registry.ts";
-import { appendTrajectories } from "../../agent/jsonl.ts";
-import { defaultConfig, mergeConfig, type SeedConfig } from "../../train/config.ts";
-import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
-import { checkpointUpdates, isRunDir, writeEvalRecord } from "../../eval/run-dir.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
+import { benchmarkJson, defaultEvalSplit, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
+import { connectServedPolicy, openPolicyDir } from "../../eval/policies.ts";
+import { writeEvalRecord } from "../../eval/run-data.ts";
+import { readRunConfig, resolveCheckpoint } from "../../run/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";
 import { aggregate } from "../../eval/aggregate.ts";
 import { numberOption, parseOptions, printJson, requireOption } from "../args.ts";
@@ -55,31 +52,6 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --json                   one JSON object on stdout
   --markdown               a markdown table on stdout`;
 
-/** What a `--checkpoint` path resolves to. */
-type CheckpointTarget = { policyDir: string; runDir: string | null; update: number | null };
-
-/** A run directory, one of its checkpoints, or a bare policy directory. */
-export function resolveCheckpoint(path: string): CheckpointTarget {
-  const abs = resolve(path);
-  if (!existsSync(abs)) throw new UsageError(`no checkpoint at ${path}`);
-  if (isRunDir(abs)) {
-    const last = checkpointUpdates(abs).at(-1);
-    if (last === undefined) throw new UsageError(`${path} is a run directory without checkpoints yet`);
-    return { policyDir: join(abs, "checkpoints", `update-${String(last).padStart(6, "0")}`, "policy"), runDir: abs, update: last };
-  }
-  const asUpdate = /update-(\d+)$/.exec(abs);
-  if (existsSync(join(abs, "policy", "config.json"))) {
-    const run = dirname(dirname(abs));
-    return { policyDir: join(abs, "policy"), runDir: isRunDir(run) ? run : null, update: asUpdate ? Number(asUpdate[1]) : null };
-  }
-  if (existsSync(join(abs, "config.json"))) {
-    const up = dirname(abs), run = dirname(dirname(up));
-    const m = /update-(\d+)$/.exec(up);
-    return { policyDir: abs, runDir: m && isRunDir(run) ? run : null, update: m ? Number(m[1]) : null };
-  }
-  throw new UsageError(`${path} is neither a run directory nor a checkpoint (no config.json)`);
-}
-
 function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> {
   if (text === undefined) return {};
   if (text === "full") return { history: "full" };
@@ -89,17 +61,14 @@ function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> 
   throw new UsageError(`--history expects window, window:<k> or full, got '${text}'`);
 }
 
-async function remotePolicy(values: Record<string, string | boolean | undefined>): Promise<Policy> {
+function servedPolicy(values: Record<string, string | boolean | undefined>): ReturnType<typeof connectServedPolicy> {
   const spec = values["policy"] as string;
   if (!spec.startsWith("openai:")) throw new UsageError(`--policy must look like openai:<base-url>, got '${spec}'`);
   const model = requireOption(values["model"] as string | undefined, "model");
   const tokenIds = (values["token-ids"] as string | undefined) ?? "server";
   if (tokenIds !== "server" && tokenIds !== "retokenize") throw new UsageError(`--token-ids is server or retokenize, got '${tokenIds}'`);
   const tokenizerFile = values["tokenizer"] as string | undefined;
-  return RemotePolicy.connect({
-    baseUrl: spec.slice("openai:".length), model, tokenIds,
-    ...(tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(tokenizerFile)) } : {}),
-  });
+  return connectServedPolicy({ baseUrl: spec.slice("openai:".length), model, tokenIds, ...(tokenizerFile !== undefined ? { tokenizerFile } : {}) });
 }
 
 /** The `eval` command. */
@@ -127,7 +96,7 @@ export const command: Command = {
 
     // The config the policy is evaluated under: the run's own, or the defaults for this env.
     const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
-    let config: SeedConfig = target?.runDir ? (JSON.parse(readFileSync(join(target.runDir, "config.json"), "utf8")) as SeedConfig) : structuredClone(defaultConfig);
+    let config: SeedConfig = target?.runDir ? readRunConfig(target.runDir) : structuredClone(defaultConfig);
     const envId = values.env ?? (target?.runDir ? config.env.name : requireOption(values.env, "env"));
     if (target?.runDir && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not ${values.env}`);
     const served = target === null;
@@ -150,27 +119,19 @@ export const command: Command = {
     const decoding: Decoding = values.greedy ? { kind: "greedy" }
       : { kind: "sampled", temperature: values.temperature !== undefined ? numberOption(values.temperature, "temperature", 0.4) : config.eval.temperature };
     if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
-    const split = values.split ?? (envId === "alfworld" ? "valid_seen" : envId === "search" ? (data ? "all" : "test") : envId === "webshop" ? "test" : "validation");
-    let suite = evalSuite(config, split, { data, ...(episodes !== undefined ? { count: episodes } : {}), ...(panelSeed !== undefined ? { panelSeed } : {}) });
+    const split = values.split ?? defaultEvalSplit(envId, data);
     const retrieverUrl = values["retriever-url"];
-    if (retrieverUrl !== undefined) {
-      if (envId !== "search") throw new UsageError("--retriever-url applies to --env search only");
-      const options = { retrieverUrl, ...(data ? { dataPath: data } : {}) };
-      suite = { ...suite, makeEnv: () => makeEnv("search", options) };
-    }
-
-    let policy: Policy;
-    if (target !== null) {
-      const { EmbeddedPolicy } = await import("../../policy/embedded.ts");
-      policy = await EmbeddedPolicy.load(target.policyDir);
-    } else policy = await remotePolicy(values);
+    const suite = evalSuite(config, split, {
+      data, ...(episodes !== undefined ? { count: episodes } : {}), ...(panelSeed !== undefined ? { panelSeed } : {}), ...(retrieverUrl !== undefined ? { retrieverUrl } : {}),
+    });
+    const policy = target !== null ? await openPolicyDir(target.policyDir) : await servedPolicy(values);
     const quietProgress = values.json || values.markdown;
     const result = await evaluateBenchmark(policy, config, suite, {
       decoding, seed,
+      ...(values.samples !== undefined ? { samplesFile: resolve(values.samples) } : {}),
       ...(quietProgress ? {} : { onBatch: (done: number, total: number) => process.stderr.write(`\r${done}/${total} episodes`) }),
     });
     if (!quietProgress) process.stderr.write("\n");
-    if (values.samples !== undefined) appendTrajectories(resolve(values.samples), result.trajectories);
     const b = result.breakdown;
     const extra: Record<string, unknown> = {
       policy: target?.policyDir ?? `${values.policy}#${values.model}`,

@@ -10,7 +10,7 @@ import { runExperiment } from "../../eval/experiment.ts";
 import { experimentMarkdown, readExperiment, writeExperimentResults } from "../../eval/experiment-results.ts";
 import { listExperimentNames, readExperimentSpec } from "../../eval/experiment-spec.ts";
 import { writeReport } from "../../eval/report.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
 import { numberOption, parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { experimentMarkdown, experimentSummary, readExperiment } from "../../eval/experiment-results.ts";
 import { writeReport } from "../../eval/report.ts";
-import { isRunDir } from "../../eval/run-dir.ts";
+import { isRunDir } from "../../run/run-dir.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 

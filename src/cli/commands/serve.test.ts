@@ -11,7 +11,7 @@ import { presetConfig } from "../../model/config.ts";
 import { trainBpe } from "../../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { RemotePolicy } from "../../policy/remote.ts";
-import { ChatFormat } from "../../agent/chat-format.ts";
+import { ChatFormat } from "../../policy/chat-format.ts";
 import { readTrajectories } from "../../agent/jsonl.ts";
 
 const root = resolve(import.meta.dirname, "../../..");

@@ -1,6 +1,6 @@
 /**
  * `seed serve --checkpoint <dir> --port <p>`: serves an embedded checkpoint over the
- * OpenAI-compatible API of `agent/openai-server.ts` on 127.0.0.1 until interrupted. When
+ * OpenAI-compatible API of `policy/openai-server.ts` on 127.0.0.1 until interrupted. When
  * listening it prints one JSON line on stdout (`{"url": ..., "model": ...}`), so scripts and tests
  * can start it with `--port 0` and read the port it got.
  */
@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
-import { resolveCheckpoint } from "./eval.ts";
-import { createOpenAiServer } from "../../agent/openai-server.ts";
+import { resolveCheckpoint } from "../../run/run-dir.ts";
+import { createOpenAiServer } from "../../policy/openai-server.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { numberOption, parseOptions, requireOption } from "../args.ts";
 import type { Command } from "../main.ts";

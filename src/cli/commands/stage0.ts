@@ -5,9 +5,9 @@
  */
 import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import { resolveConfig } from "../../train/presets.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
-import { runStage0 } from "../../train/stage0.ts";
+import { resolveConfig } from "../../config/presets.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
+import { runStage0 } from "../../train/pretrain/stage0.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 

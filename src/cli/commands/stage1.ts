@@ -4,11 +4,11 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import { baseDirs, defaultCacheDir } from "../../train/base.ts";
-import { resolveConfig } from "../../train/presets.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
-import { runStage0 } from "../../train/stage0.ts";
-import { runStage1 } from "../../train/stage1.ts";
+import { baseDirs, defaultCacheDir } from "../../train/pretrain/base.ts";
+import { resolveConfig } from "../../config/presets.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
+import { runStage0 } from "../../train/pretrain/stage0.ts";
+import { runStage1 } from "../../train/pretrain/stage1.ts";
 import { existsSync } from "node:fs";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";

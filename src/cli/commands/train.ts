@@ -4,8 +4,8 @@
  * file ← dotted overrides (`--opd.beta=0`); every config problem is reported at once.
  */
 import { UsageError } from "../../core/errors.ts";
-import { listPresets, resolveConfig } from "../../train/presets.ts";
-import { splitOverrideArgs } from "../../train/overrides.ts";
+import { listPresets, presetFormula, resolveConfig } from "../../config/presets.ts";
+import { splitOverrideArgs } from "../../config/overrides.ts";
 import { train } from "../../train/trainer.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
@@ -46,8 +46,8 @@ export const command: Command = {
     }
     if (values["list-presets"]) {
       const presets = listPresets();
-      if (values.json) printJson(presets.map((p) => ({ name: p.name, aliases: p.aliases, summary: p.summary, formula: p.formula })));
-      else for (const p of presets) console.log(`${p.name.padEnd(20)} ${p.summary}\n${"".padEnd(20)} ${p.formula}${p.aliases.length ? `\n${"".padEnd(20)} aliases: ${p.aliases.join(", ")}` : ""}`);
+      if (values.json) printJson(presets.map((p) => ({ name: p.name, aliases: p.aliases, summary: p.summary, formula: presetFormula(p) })));
+      else for (const p of presets) console.log(`${p.name.padEnd(20)} ${p.summary}\n${"".padEnd(20)} ${presetFormula(p)}${p.aliases.length ? `\n${"".padEnd(20)} aliases: ${p.aliases.join(", ")}` : ""}`);
       return 0;
     }
     if (values.preset !== undefined && values.algo !== undefined) throw new UsageError("give --preset or --algo, not both");

@@ -1,46 +1,23 @@
 /**
  * Stage `update`: the PPO mini-batch loop. Per epoch the update's sequences are shuffled (seeded
  * by run seed, update and epoch) and cut into mini-batches; per mini-batch: the teacher is
- * rescored with the live weights (`live` schedule), the student is scored, every active term of
- * the catalogue (`math/losses.ts`) gives its per-token weights, their sum is back-propagated, and
- * one AdamW step is taken. Which terms run is data (the coefficients), never a branch per method.
+ * rescored with the live weights (`live` schedule), the student is scored, the plan's estimator
+ * gives the token advantages, `combineLosses` sums the plan's terms into per-token weights, their
+ * sum is back-propagated, and one AdamW step is taken. Which terms and which estimator run is the
+ * plan's (`config/method.ts`), never a branch per method.
  *
  * NaN/Inf guard: a mini-batch whose loss or weights are not finite is skipped before backward,
  * and a step whose gradient norm is not finite is skipped by the policy; both are counted.
  */
 import { Rng, deriveSeed } from "../../core/rng.ts";
 import type { ScoredSequence } from "../../agent/training-views.ts";
-import { broadcastToTokens } from "../../math/batch.ts";
 import { gate } from "../../math/distill.ts";
-import { combineLosses, type LossInput, type LossName, type LossSettings, type WeightedTerm } from "../../math/losses.ts";
-import { rlsdLambda, rlsdTokenAdvantages } from "../../math/rlsd.ts";
-import type { SeedConfig } from "../config.ts";
+import { combineLosses, type LossInput } from "../../math/losses.ts";
 import type { UpdateContext } from "../context.ts";
-import { backwardAll, scoreAll } from "../scoring.ts";
+import { backwardAll, scoreAll } from "../../policy/batching.ts";
 import { buildMiniBatch, gather, gatherLocal, partition, samplesBySequence, scatter, type UpdateSequences } from "../sequences.ts";
 import type { CachedLogprobs } from "./score.ts";
 import { scoreTeacher } from "./score.ts";
-
-/** The weighted terms of a config, in a fixed order (zero coefficients dropped). */
-export function activeTerms(c: SeedConfig): WeightedTerm[] {
-  const terms: WeightedTerm[] = [
-    { name: "policy-gradient", coef: c.pg.coef },
-    { name: "kl", coef: c.kl.coef },
-    { name: "opd", coef: c.opd.coef },
-    { name: "skill-sd", coef: c.skillSd.coef },
-  ];
-  return terms.filter((t) => t.coef > 0);
-}
-
-/** The loss settings of a config. */
-export function lossSettings(c: SeedConfig): LossSettings {
-  return {
-    aggregation: { mode: c.loss.aggregation, normLength: c.loss.normLength },
-    clip: { low: c.pg.clipLow, high: c.pg.clipHigh, dual: c.pg.dualClip === 0 ? null : c.pg.dualClip },
-    kl: { estimator: c.kl.estimator },
-    opd: { beta: c.opd.beta, denominator: c.opd.denominator },
-  };
-}
 
 /** What the mini-batch loop reports. */
 export type OptimizeResult = {
@@ -67,11 +44,9 @@ export type OptimizeInput = {
 /** Runs the mini-batch loop. */
 export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promise<OptimizeResult> {
   const c = ctx.config;
-  const terms = activeTerms(c);
-  const settings = lossSettings(c);
+  const plan = ctx.plan;
   const { all, teacher, cached } = input;
   const samplesOf = samplesBySequence(all);
-  const teacherNeeded = terms.some((t) => t.name === "opd" || t.name === "skill-sd") || c.rlsd.enabled;
   const gates: (Float64Array | undefined)[] = all.sequences.map(() => undefined);
   const sums: Record<string, number> = {};
   const counts: Record<string, number> = {};
@@ -89,8 +64,8 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
       const mb = buildMiniBatch(all, parts[p]!, samplesOf);
       if (mb.samples.length === 0) continue;
       let teacherLp: Float64Array | undefined;
-      if (teacherNeeded) {
-        const live = c.opd.teacherScoring === "live" && !c.rlsd.enabled;
+      if (plan.teacher !== null) {
+        const live = plan.teacher.schedule === "live";
         const perSeq = live ? await ctx.timer.time("teacher_live", () => scoreTeacher(ctx, teacher, cached.old, mb.sequences)) : mb.sequences.map((i) => cached.teacherFrozen![i]!);
         teacherLp = gatherLocal(mb, perSeq);
       }
@@ -102,9 +77,10 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
       const oldLp = gather(mb, cached.old);
       const sampleAdv = Float64Array.from(mb.samples, (s) => input.advantages[s]!);
       const skillValid = Float64Array.from(mb.samples, (s) => input.skillValid[s]!);
-      const advantages = c.rlsd.enabled
-        ? rlsdTokenAdvantages({ batch: mb.batch, advantages: sampleAdv, teacherLogprobs: teacherLp!, oldLogprobs: oldLp, lambda: rlsdLambda(ctx.update, c.rlsd), epsW: c.rlsd.epsW })
-        : broadcastToTokens(mb.batch, sampleAdv);
+      const advantages = plan.advantage.estimate(
+        { batch: mb.batch, sampleAdvantages: sampleAdv, oldLogprobs: oldLp, update: ctx.update, ...(teacherLp ? { teacherLogprobs: teacherLp } : {}) },
+        plan.advantage.settings,
+      );
       const lossInput: LossInput = {
         batch: mb.batch,
         policyLogprobs,
@@ -114,18 +90,9 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
         ...(cached.reference ? { referenceLogprobs: gather(mb, cached.reference) } : {}),
         ...(teacherLp ? { teacherLogprobs: teacherLp } : {}),
       };
-      const weights = new Float64Array(policyLogprobs.length);
-      const termWeights: Record<string, Float64Array> = {};
-      let value = 0;
-      for (const term of terms) {
-        const out = combineLosses([term], lossInput, settings);
-        termWeights[term.name as LossName] = out.dLogprobs;
-        for (let t = 0; t < weights.length; t++) weights[t] = weights[t]! + out.dLogprobs[t]!;
-        value += out.value;
-        for (const [k, v] of Object.entries(out.metrics)) if (k !== "loss/total") add(k, v);
-      }
-      add("loss/total", value);
-      if (epoch === 0 && teacherLp !== undefined) recordGates(gates, mb.sequences, mb.offsets, policyLogprobs, teacherLp, mb.batch.lossMask, c.opd.beta);
+      const { value, dLogprobs: weights, termWeights, metrics: lossMetrics } = combineLosses(plan.terms, lossInput, plan.settings);
+      for (const [k, v] of Object.entries(lossMetrics)) add(k, v);
+      if (epoch === 0 && teacherLp !== undefined) recordGates(gates, mb.sequences, mb.offsets, policyLogprobs, teacherLp, mb.batch.lossMask, plan.settings.opd.beta);
       ctx.onMiniBatch?.({ update: ctx.update, epoch, miniBatch: p, termWeights, weights, lossMask: mb.batch.lossMask });
       if (!Number.isFinite(value) || weights.some((w) => !Number.isFinite(w))) {
         nonFinite++;
@@ -147,7 +114,7 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
   metrics["grad/norm_max"] = gradMax;
   metrics["update/steps"] = steps;
   metrics["guard/nonfinite"] = nonFinite;
-  if (c.rlsd.enabled) metrics["rlsd/lambda"] = rlsdLambda(ctx.update, c.rlsd);
+  Object.assign(metrics, plan.advantage.estimate.updateMetrics(ctx.update, plan.advantage.settings));
   return { metrics, gates, nonFinite, steps };
 }
 

@@ -4,53 +4,9 @@
  * then part of the recorded prompt ids, so the update trains on exactly what was sampled.
  */
 import type { Trajectory } from "../../core/trajectory.ts";
-import { rendererFor } from "../../agent/prompts/index.ts";
-import { collectGroups, type RolloutOptions } from "../../agent/rollout.ts";
-import { applySkill } from "../../skills/context.ts";
-import { librarySkill } from "../../skills/library.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { rolloutOptions } from "../../run/rollout-options.ts";
 import type { UpdateContext } from "../context.ts";
-
-/**
- * The prompt transform that puts the static library's skill into the student's context (H with
- * the config's `skills.context`): Skill-GRPO and Skill-Prompt in training, and evaluation of
- * presets with `eval.skill = "library"` (Skill-GRPO*, Skill-Prompt).
- * @example collectGroups(policy, makeEnv, tasks, { ...opts, promptTransform: studentSkillTransform("alfworld", "prepend", tasks) })
- */
-export function studentSkillTransform(envName: string, context: "insert" | "prepend", tasks: readonly { readonly id: string }[]): (text: string, where: { readonly groupIndex: number }) => string {
-  return (text, where) => applySkill(text, librarySkill(envName, taskText(text), tasks[where.groupIndex]?.id ?? ""), context);
-}
-
-/** Rollout options of a config for update `update` (shared with evaluation-style rollouts). */
-export function rolloutOptions(ctx: Pick<UpdateContext, "config" | "chat" | "env" | "tasks" | "onRolloutStep">, update: number): RolloutOptions {
-  const c = ctx.config;
-  const student = c.skills.student === "library";
-  const tasks = ctx.tasks;
-  return {
-    seed: c.run.seed,
-    update,
-    groupSize: c.rollout.groupSize,
-    history: c.rollout.history === "full" ? { mode: "full" } : c.rollout.window >= 0 ? { mode: "window", k: c.rollout.window } : { mode: "window" },
-    maxSteps: ctx.env.maxSteps,
-    maxActionTokens: c.rollout.maxActionTokens,
-    ...(c.rollout.maxContext > 0 ? { maxContext: c.rollout.maxContext } : {}),
-    temperature: c.rollout.temperature,
-    topP: c.rollout.topP,
-    topK: c.rollout.topK,
-    actionMask: c.rollout.actionMask,
-    renderer: rendererFor(ctx.env.name, c.rollout.prompt),
-    chat: ctx.chat,
-    ...(student
-      ? { promptTransform: studentSkillTransform(ctx.env.name, c.skills.context, tasks) }
-      : {}),
-    ...(ctx.onRolloutStep ? { onStep: ctx.onRolloutStep } : {}),
-  };
-}
-
-/** The task sentence of a prompt (the text after the first task-line pattern), for library lookup. */
-function taskText(prompt: string): string {
-  const m = /Your task is to:\s*(.+)/.exec(prompt) ?? /Your (?:question|goal is(?: to)?):?\s*(.+)/.exec(prompt);
-  return m?.[1]?.trim() ?? "";
-}
 
 /** Runs the rollout stage. */
 export async function rollout(ctx: UpdateContext): Promise<Trajectory[]> {

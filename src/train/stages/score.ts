@@ -7,8 +7,7 @@
  */
 import type { ScoredSequence } from "../../agent/training-views.ts";
 import type { UpdateContext } from "../context.ts";
-import { needsTeacher } from "../config.ts";
-import { scoreAll } from "../scoring.ts";
+import { scoreAll } from "../../policy/batching.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The once-per-update log-probs. */
@@ -22,9 +21,9 @@ export type CachedLogprobs = {
 export async function scoreOldRefTeacher(ctx: UpdateContext, all: UpdateSequences, teacher: readonly (ScoredSequence | undefined)[]): Promise<CachedLogprobs> {
   const requests = all.sequences.map((s) => s.student.request);
   const old = await scoreAll(ctx.policy, requests);
-  const reference = ctx.reference !== null && ctx.config.kl.coef > 0 ? await scoreAll(ctx.reference, requests) : null;
+  const reference = ctx.reference !== null && ctx.plan.needsReference ? await scoreAll(ctx.reference, requests) : null;
   let teacherFrozen: Float32Array[] | null = null;
-  if (needsTeacher(ctx.config) && (ctx.config.opd.teacherScoring === "frozen" || ctx.config.rlsd.enabled)) {
+  if (ctx.plan.teacher?.schedule === "frozen") {
     teacherFrozen = await scoreTeacher(ctx, teacher, old, all.sequences.map((_, i) => i));
   }
   return { old, reference, teacherFrozen };

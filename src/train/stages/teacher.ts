@@ -10,9 +10,11 @@ import { ContextLimitError } from "../../core/errors.ts";
 import type { Trajectory } from "../../core/trajectory.ts";
 import { teacherSequences, type ScoredSequence } from "../../agent/training-views.ts";
 import { applySkill } from "../../skills/context.ts";
-import type { TeacherSkills, UpdateContext } from "../context.ts";
+import type { UpdateContext } from "../context.ts";
+import type { TeacherSkills } from "../../skills/sources.ts";
 import { deriveSeed } from "../../core/rng.ts";
-import { externalAnalyzer, externalSkills, librarySkills, selfSkills, staticSkills } from "../skill-sources.ts";
+import { contextLimit } from "../../config/resolve.ts";
+import { externalAnalyzer, externalSkills, librarySkills, selfSkills, staticSkills } from "../../skills/sources.ts";
 import type { UpdateSequences } from "../sequences.ts";
 
 /** The teacher skill of every trajectory, by the config's source. */
@@ -29,7 +31,7 @@ export async function teacherSkills(ctx: UpdateContext, trajectories: readonly T
       return externalSkills(externalAnalyzer(c), trajectories);
     case "self": {
       if (ctx.analyzer === null) throw new Error("self skills need an analyzer policy");
-      const maxContext = c.rollout.maxContext > 0 ? Math.min(c.rollout.maxContext, ctx.analyzer.maxContext) : ctx.analyzer.maxContext;
+      const maxContext = contextLimit(c, ctx.analyzer.maxContext);
       return selfSkills(ctx.analyzer, ctx.chat, trajectories, {
         maxSkillTokens: c.skills.maxSkillTokens, maxContext, attempts: c.skills.analyzerAttempts, seed: deriveSeed(c.run.seed, "analyze", ctx.update),
       });
@@ -39,7 +41,7 @@ export async function teacherSkills(ctx: UpdateContext, trajectories: readonly T
 
 /** Teacher views aligned with `all.sequences`, and how many trajectories could not fit theirs. */
 export function teacherViews(ctx: UpdateContext, trajectories: readonly Trajectory[], all: UpdateSequences, skills: TeacherSkills): { views: (ScoredSequence | undefined)[]; valid: number[]; unfit: number } {
-  const maxContext = ctx.config.rollout.maxContext > 0 ? Math.min(ctx.config.rollout.maxContext, ctx.policy.maxContext) : ctx.policy.maxContext;
+  const maxContext = contextLimit(ctx.config, ctx.policy.maxContext);
   const perTraj: (ScoredSequence[] | undefined)[] = trajectories.map(() => undefined);
   const valid = [...skills.valid];
   let unfit = 0;

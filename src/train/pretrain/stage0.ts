@@ -15,23 +15,23 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { deriveSeed, Rng } from "../core/rng.ts";
-import { Progress } from "../core/progress.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
-import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
-import { collectGroups } from "../agent/rollout.ts";
-import type { Trajectory } from "../core/trajectory.ts";
-import type { TaskSpec } from "../envs/env.ts";
-import { priorsForTask, parseTaskSentence } from "../envs/alfworld/index.ts";
-import { presetConfig, parameterCount } from "../model/config.ts";
-import { saveCheckpoint } from "../model/checkpoint.ts";
-import { trainBpe } from "../model/tokenizer/index.ts";
-import { EmbeddedPolicy } from "../policy/embedded.ts";
-import { applySkill } from "../skills/context.ts";
-import type { SeedConfig } from "./config.ts";
+import { deriveSeed, Rng } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import { ChatFormat } from "../../policy/chat-format.ts";
+import { rendererFor, type PromptRenderer } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import type { Trajectory } from "../../core/trajectory.ts";
+import type { TaskSpec } from "../../envs/env.ts";
+import { priorsForTask, parseTaskSentence } from "../../envs/alfworld/index.ts";
+import { presetConfig, parameterCount } from "../../model/config.ts";
+import { saveCheckpoint } from "../../model/checkpoint.ts";
+import { trainBpe } from "../../model/tokenizer/index.ts";
+import { EmbeddedPolicy } from "../../policy/embedded.ts";
+import { applySkill } from "../../skills/context.ts";
+import type { SeedConfig } from "../../config/config.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, type DemoEpisode, type DemoWorld } from "./demos.ts";
-import { trainingEnv } from "./envs.ts";
-import { scoreAll } from "./scoring.ts";
+import { trainingEnv } from "../../run/training-env.ts";
+import { scoreAll } from "../../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
 
 /** The Stage-0 report (`stage0.json`). */

@@ -12,12 +12,12 @@
  * or the starting checkpoint).
  */
 import { deriveSeed } from "../core/rng.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { Policy, ScoreRequest } from "../policy/policy.ts";
-import type { Analyzer } from "../skills/analyzer.ts";
-import { batchLlmAnalyzer } from "../skills/llm-analyzer.ts";
-import { serializeTrajectory, type SerializedTrajectory } from "../skills/serialize.ts";
-import { skillTarget } from "../skills/template.ts";
+import type { Analyzer } from "./analyzer.ts";
+import { batchLlmAnalyzer } from "./llm-analyzer.ts";
+import { serializeTrajectory, type SerializedTrajectory } from "./serialize.ts";
+import { skillTarget } from "./template.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 
 /** How the analyzer role is asked. */

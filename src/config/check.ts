@@ -4,26 +4,17 @@
  * collected with its dotted path; nothing stops at the first one (STYLE.md §5).
  */
 import type { ConfigIssue } from "../core/errors.ts";
-import { defaultConfig, type SeedConfig } from "./config.ts";
+import { defaultConfig, OPTION_VALUES, type SeedConfig } from "./config.ts";
+import { builtinCatalogue, readsTeacher, type MethodCatalogue } from "./method.ts";
+import { envNames } from "../envs/registry.ts";
 
-/** String fields with a closed set of values, by dotted path. */
-export const CHOICES: Readonly<Record<string, readonly string[]>> = {
-  "rollout.history": ["full", "window"],
-  "rollout.prompt": ["verl", "compact"],
-  "grpo.std": ["population", "bessel"],
-  "grpo.scope": ["trajectories", "steps"],
-  "grpo.singleton": ["raw", "zero"],
-  "loss.aggregation": ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"],
-  "kl.estimator": ["k1", "abs", "k2", "k3"],
-  "opd.denominator": ["response", "active"],
-  "opd.teacherScoring": ["live", "frozen"],
-  "skills.teacher": ["none", "self", "library", "static-self", "external"],
-  "skills.student": ["none", "library"],
-  "skills.context": ["insert", "prepend"],
-  "eval.skill": ["none", "library"],
-  "env.name": ["alfworld", "webshop", "search", "sokoban", "ezpoints"],
-  "stage1.analyzer": ["rule", "llm", "degraded"],
-};
+/** String fields with a closed set of values, by dotted path: `OPTION_VALUES`, which the field types derive from too. */
+export const CHOICES: Readonly<Record<string, readonly string[]>> = OPTION_VALUES;
+
+/** Record fields (any key) and the names their keys must be, by dotted path, from a catalogue. */
+function recordKeys(catalogue: MethodCatalogue): Readonly<Record<string, readonly string[]>> {
+  return { "loss.terms": Object.keys(catalogue.terms).filter((n) => !["policy-gradient", "kl", "opd", "skill-sd"].includes(n)) };
+}
 
 /** Integer fields and their least value, by dotted path (every other number is any finite value unless `RANGES` says more). */
 const INTEGERS: Readonly<Record<string, number>> = {
@@ -60,22 +51,29 @@ function typeName(v: unknown): string {
 /**
  * Issues of a partial config against the shape of `reference` (by default `defaultConfig`):
  * unknown keys, wrong types, values outside their choices or ranges. Every issue is reported,
- * none stops the walk. A partial config is fine: missing keys are not issues here.
+ * none stops the walk. A partial config is fine: missing keys are not issues here. Record fields
+ * (`loss.terms`) take names of the `catalogue` with non-negative numbers.
  */
-export function shapeIssues(candidate: unknown, reference: unknown = defaultConfig, path = ""): ConfigIssue[] {
+export function shapeIssues(candidate: unknown, reference: unknown = defaultConfig, path = "", catalogue: MethodCatalogue = builtinCatalogue): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (typeof reference === "object" && reference !== null) {
     if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate)) {
       return [{ path, message: `expected an object, got ${typeName(candidate)}` }];
     }
     const ref = reference as Record<string, unknown>;
+    const names = recordKeys(catalogue)[path];
     for (const [key, value] of Object.entries(candidate)) {
       const sub = path === "" ? key : `${path}.${key}`;
+      if (names !== undefined) {
+        if (!names.includes(key)) issues.push({ path: sub, message: `unknown loss term '${key}' (terms without a section of their own: ${names.join(", ") || "none"})` });
+        else if (typeof value !== "number" || !Number.isFinite(value) || value < 0) issues.push({ path: sub, message: `expected a coefficient >= 0, got ${JSON.stringify(value)}` });
+        continue;
+      }
       if (!Object.hasOwn(ref, key)) {
         issues.push({ path: sub, message: `unknown key (known: ${Object.keys(ref).join(", ")})` });
         continue;
       }
-      issues.push(...shapeIssues(value, ref[key], sub));
+      issues.push(...shapeIssues(value, ref[key], sub, catalogue));
     }
     return issues;
   }
@@ -92,21 +90,21 @@ export function shapeIssues(candidate: unknown, reference: unknown = defaultConf
     }
   }
   if (typeof candidate === "string") {
-    const choices = CHOICES[path];
+    // Registries that grow at run time are read now, not when the module loaded.
+    const choices = path === "pg.advantage" ? Object.keys(catalogue.advantages) : path === "env.name" ? envNames() : CHOICES[path];
     if (choices !== undefined && !choices.includes(candidate)) issues.push({ path, message: `expected one of ${choices.join(", ")}; got '${candidate}'` });
   }
   return issues;
 }
 
 /** Cross-field rules a complete config must satisfy (beyond each field's own shape). */
-export function crossFieldIssues(c: SeedConfig): ConfigIssue[] {
+export function crossFieldIssues(c: SeedConfig, catalogue: MethodCatalogue = builtinCatalogue): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (c.pg.dualClip !== 0 && !(c.pg.dualClip > 1)) issues.push({ path: "pg.dualClip", message: `the dual-clip constant must be > 1 (or 0 for off), got ${c.pg.dualClip}` });
-  const teacherTerm = c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
-  if (teacherTerm && c.skills.teacher === "none") {
-    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef or rlsd.enabled) but the teacher has no skill source; pick self, library, static-self or external" });
+  if (readsTeacher(c, catalogue) && c.skills.teacher === "none") {
+    issues.push({ path: "skills.teacher", message: "a teacher term is on (opd.coef, skillSd.coef, a teacher-reading loss.terms entry or pg.advantage) but the teacher has no skill source; pick self, library, static-self or external" });
   }
-  if (c.rlsd.enabled && c.pg.coef === 0) issues.push({ path: "rlsd.enabled", message: "RLSD rescales the policy-gradient advantages; it needs pg.coef > 0" });
+  if (c.pg.advantage !== "grpo" && c.pg.coef === 0) issues.push({ path: "pg.advantage", message: `the '${c.pg.advantage}' estimator rescales the policy-gradient advantages; it needs pg.coef > 0` });
   if (c.update.miniBatches > c.rollout.tasksPerUpdate * c.rollout.groupSize) {
     issues.push({ path: "update.miniBatches", message: `cannot exceed the ${c.rollout.tasksPerUpdate * c.rollout.groupSize} trajectories of an update` });
   }
@@ -117,11 +115,11 @@ export function crossFieldIssues(c: SeedConfig): ConfigIssue[] {
 }
 
 /** All issues of a complete candidate config: shape, missing keys, cross-field rules. */
-export function validateConfig(candidate: unknown): ConfigIssue[] {
-  const issues = shapeIssues(candidate);
+export function validateConfig(candidate: unknown, catalogue: MethodCatalogue = builtinCatalogue): ConfigIssue[] {
+  const issues = shapeIssues(candidate, defaultConfig, "", catalogue);
   issues.push(...missingKeys(candidate, defaultConfig, ""));
   if (issues.length > 0) return issues;
-  return crossFieldIssues(candidate as SeedConfig);
+  return crossFieldIssues(candidate as SeedConfig, catalogue);
 }
 
 function missingKeys(candidate: unknown, reference: unknown, path: string): ConfigIssue[] {

@@ -6,13 +6,13 @@
  * trained tokens: −m/Σm), back-propagates them and takes one AdamW step on a warm-up + cosine
  * schedule. Batches are drawn by a seeded shuffle per epoch.
  */
-import { Rng, deriveSeed } from "../core/rng.ts";
-import { Progress } from "../core/progress.ts";
-import type { Segment } from "../math/batch.ts";
-import { nllLoss } from "../math/sft.ts";
-import { lrAt } from "../model/adamw.ts";
-import type { EmbeddedPolicy } from "../policy/embedded.ts";
-import type { ScoreRequest } from "../policy/policy.ts";
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import type { Segment } from "../../math/batch.ts";
+import { nllLoss } from "../../math/sft.ts";
+import { lrAt } from "../../model/adamw.ts";
+import type { EmbeddedPolicy } from "../../policy/embedded.ts";
+import type { ScoreRequest } from "../../policy/policy.ts";
 
 /** One supervised example: a sequence and which of its scored positions are trained. */
 export type SftExample = {

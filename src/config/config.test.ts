@@ -3,9 +3,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError } from "../core/errors.ts";
-import { defaultConfig, shapeIssues, validateConfig } from "./config.ts";
+import { shapeIssues, validateConfig } from "./check.ts";
+import { defaultConfig } from "./config.ts";
+import { describeMethod, planMethod } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
-import { canonicalName, findPreset, listPresets, resolveConfig } from "./presets.ts";
+import { canonicalName, findPreset, listPresets, presetFormula, resolveConfig } from "./presets.ts";
 
 /** The presets issue 5 names, by file name. */
 const REQUIRED = [
@@ -65,14 +67,15 @@ test("cross-field rules: a teacher term needs a skill source; the entropy bonus 
   assert.throws(() => resolveConfig({ preset: "grpo", overrides: ["--entropy.coef=0.001"] }), /entropy\.coef: an entropy bonus needs the full-vocabulary/);
 });
 
-test("every preset the issue names ships, validates, and documents its formula", () => {
+test("every preset the issue names ships, validates, and renders its formula from its plan", () => {
   const names = listPresets().map((p) => p.name);
   for (const n of REQUIRED) assert.ok(names.includes(n), `missing preset ${n}`);
   for (const p of listPresets()) {
-    assert.ok(p.formula.length > 10 && !p.formula.includes("\n"), `${p.name}: a one-line formula`);
+    const formula = presetFormula(p);
+    assert.ok(formula.length > 10 && !formula.includes("\n"), `${p.name}: a one-line formula`);
     const c = resolveConfig({ preset: p.name });
     assert.equal(c.method.name, p.name);
-    assert.equal(c.method.formula, p.formula);
+    assert.equal(describeMethod(planMethod(c)), formula);
     assert.deepEqual(validateConfig(resolveConfig({ preset: p.name, quick: true })), []);
   }
 });
@@ -92,7 +95,7 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("opsd").pg.coef, 0);
   assert.equal(c("grpo-opsd").opd.beta, 0);
   assert.equal(c("skill-sd").skillSd.coef, 0.001);
-  assert.equal(c("rlsd").rlsd.enabled, true);
+  assert.equal(c("rlsd").pg.advantage, "rlsd");
   assert.equal(c("sdar").opd.teacherScoring, "frozen");
   assert.equal(c("sdar").skills.teacher, "library");
   assert.equal(c("seed").skills.teacher, "self");
@@ -104,4 +107,14 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("skill-grpo").eval.skill, "none");
   assert.equal(c("skill-grpo-star").eval.skill, "library");
   assert.equal(c("vanilla").pg.coef + c("vanilla").kl.coef + c("vanilla").opd.coef, 0);
+});
+
+test("the rendered formula follows overrides (it is never stored, so it cannot go stale)", () => {
+  const f = (overrides: string[]) => describeMethod(planMethod(resolveConfig({ preset: "seed", overrides })));
+  assert.match(f([]), /0\.01·Agg\(σ\(5Δ\)/);
+  assert.match(f(["--opd.beta=0"]), /σ\(0Δ\)/);
+  assert.doesNotMatch(f(["--kl.coef=0"]), /L_kl/);
+  assert.match(f(["--opd.teacherScoring=frozen"]), /scored frozen$/);
+  assert.match(f(["--skills.refreshEvery=0"]), /analyzer\(θ_0, τ\)/);
+  assert.equal(planMethod(resolveConfig({ preset: "seed", overrides: ["--opd.coef=0"] })).teacher, null);
 });

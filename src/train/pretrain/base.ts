@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { UsageError } from "../core/errors.ts";
-import type { SeedConfig } from "./config.ts";
+import { UsageError } from "../../core/errors.ts";
+import type { SeedConfig } from "../../config/config.ts";
 import { runStage0 } from "./stage0.ts";
 import { runStage1 } from "./stage1.ts";
 

@@ -52,8 +52,15 @@ function knownKeysNear(path: string): string {
   return "";
 }
 
+/** Record fields whose keys are names (a loss term's coefficient): `--loss.terms.<name>=<number>`. */
+const NUMBER_RECORDS = ["loss.terms"];
+
 /** Parses one override's text as the type of the default at its path. */
 function coerce(o: Override): { ok: true; value: unknown } | { ok: false; issue: ConfigIssue } {
+  if (NUMBER_RECORDS.some((r) => o.path.startsWith(`${r}.`) && !o.path.slice(r.length + 1).includes("."))) {
+    const n = o.value.trim() === "" ? Number.NaN : Number(o.value);
+    return Number.isFinite(n) ? { ok: true, value: n } : { ok: false, issue: { path: o.path, message: `expected a number, got '${o.value}'` } };
+  }
   const at = defaultAt(o.path);
   if (!at.found) return { ok: false, issue: { path: o.path, message: `unknown key (${knownKeysNear(o.path)})` } };
   const d = at.value;

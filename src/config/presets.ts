@@ -1,14 +1,17 @@
 /**
  * Method presets: JSON files in `configs/` (one per method, never a code branch), each a partial
- * `SeedConfig` with a name, aliases (the paper's spellings), a one-line summary and the formula it
- * implements. `resolveConfig` merges defaults ← preset ← mode overlay (`--quick`) ← a user JSON
+ * `SeedConfig` with a name, aliases (the paper's spellings) and a one-line summary; the formula
+ * it implements is rendered from its method plan (`describeMethod`). `resolveConfig` merges defaults ← preset ← mode overlay (`--quick`) ← a user JSON
  * file ← dotted overrides, then validates the result and reports every issue at once.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, UsageError, type ConfigIssue } from "../core/errors.ts";
-import { defaultConfig, mergeConfig, shapeIssues, validateConfig, type SeedConfig } from "./config.ts";
+import { readJsonFile } from "../core/fs.ts";
+import { shapeIssues, validateConfig } from "./check.ts";
+import { defaultConfig, mergeConfig, type SeedConfig } from "./config.ts";
+import { builtinCatalogue, describeMethod, planMethod, type MethodCatalogue } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs } from "./overrides.ts";
 
 /** The folder of the shipped presets. */
@@ -22,8 +25,6 @@ export type Preset = {
   readonly aliases: readonly string[];
   /** One line: what the method is. */
   readonly summary: string;
-  /** One line: the formula it implements. */
-  readonly formula: string;
   /** The partial config merged over the defaults. */
   readonly config: Record<string, unknown>;
   /** Where it was read from. */
@@ -31,45 +32,44 @@ export type Preset = {
 };
 
 function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError([{ path, message: `not valid JSON: ${(e as Error).message}` }]);
-  }
+  return readJsonFile(path, {
+    unreadable: (p, reason) => new UsageError(`cannot read ${p}: ${reason}`),
+    invalid: (p, reason) => new ConfigError([{ path: p, message: `not valid JSON: ${reason}` }]),
+  });
 }
 
 /** Reads and checks one preset file (its `config` is shape-checked against the defaults). */
-export function readPreset(path: string): Preset {
+export function readPreset(path: string, catalogue: MethodCatalogue = builtinCatalogue): Preset {
   const raw = readJson(path) as Record<string, unknown>;
   const issues: ConfigIssue[] = [];
   if (typeof raw !== "object" || raw === null) throw new ConfigError([{ path, message: "a preset is a JSON object" }]);
   for (const key of Object.keys(raw)) {
-    if (!["name", "aliases", "summary", "formula", "config"].includes(key)) issues.push({ path: `${path}: ${key}`, message: "unknown preset field (name, aliases, summary, formula, config)" });
+    if (key === "formula") issues.push({ path: `${path}: formula`, message: "a preset no longer stores its formula: it is rendered from the config (seed train --list-presets); remove the field" });
+    else if (!["name", "aliases", "summary", "config"].includes(key)) issues.push({ path: `${path}: ${key}`, message: "unknown preset field (name, aliases, summary, config)" });
   }
-  for (const key of ["name", "summary", "formula"] as const) {
+  for (const key of ["name", "summary"] as const) {
     if (typeof raw[key] !== "string" || raw[key] === "") issues.push({ path: `${path}: ${key}`, message: "must be a non-empty string" });
   }
   const aliases = raw["aliases"] ?? [];
   if (!Array.isArray(aliases) || !aliases.every((a) => typeof a === "string")) issues.push({ path: `${path}: aliases`, message: "must be a list of strings" });
   const config = raw["config"] ?? {};
-  issues.push(...shapeIssues(config).map((i) => ({ path: `${path}: config.${i.path}`, message: i.message })));
+  issues.push(...shapeIssues(config, defaultConfig, "", catalogue).map((i) => ({ path: `${path}: config.${i.path}`, message: i.message })));
   if (issues.length > 0) throw new ConfigError(issues);
-  return { name: raw["name"] as string, aliases: aliases as string[], summary: raw["summary"] as string, formula: raw["formula"] as string, config: config as Record<string, unknown>, path };
+  return { name: raw["name"] as string, aliases: aliases as string[], summary: raw["summary"] as string, config: config as Record<string, unknown>, path };
 }
 
 /** Every shipped method preset, sorted by name (mode overlays in `configs/modes/` are not methods). */
-export function listPresets(dir: string = CONFIG_DIR): Preset[] {
+export function listPresets(dir: string = CONFIG_DIR, catalogue: MethodCatalogue = builtinCatalogue): Preset[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
-    .map((f) => readPreset(join(dir, f)));
+    .map((f) => readPreset(join(dir, f), catalogue));
+}
+
+/** The one-line formula a preset implements, rendered from its method plan (never stored). */
+export function presetFormula(preset: Preset, catalogue: MethodCatalogue = builtinCatalogue): string {
+  return describeMethod(planMethod(mergeConfig(defaultConfig, { ...preset.config, method: { name: preset.name } }), catalogue));
 }
 
 /** Canonical form of a method name for matching: lower case, `*` → `-star`, `+`/space/underscore → `-`. */
@@ -88,9 +88,9 @@ export function canonicalName(name: string): string {
  * `canonicalName`), or a `UsageError` listing the presets.
  * @example findPreset("Skill-GRPO*").name // "skill-grpo-star"
  */
-export function findPreset(name: string, dir: string = CONFIG_DIR): Preset {
+export function findPreset(name: string, dir: string = CONFIG_DIR, catalogue: MethodCatalogue = builtinCatalogue): Preset {
   const want = canonicalName(name);
-  const presets = listPresets(dir);
+  const presets = listPresets(dir, catalogue);
   const hit = presets.find((p) => canonicalName(p.name) === want || p.aliases.some((a) => canonicalName(a) === want));
   if (hit === undefined) throw new UsageError(`unknown preset '${name}'; presets: ${presets.map((p) => p.name).join(", ")}`);
   return hit;
@@ -113,6 +113,10 @@ export type ConfigSources = {
   readonly file?: string;
   /** Dotted overrides, `--a.b=v` or `a.b=v`. */
   readonly overrides?: readonly string[];
+  /** Folder of the presets (and of `modes/`). @default the shipped `configs/` */
+  readonly dir?: string;
+  /** Catalogues the config's term and estimator names are checked against. @default the built-in ones */
+  readonly catalogue?: MethodCatalogue;
 };
 
 /**
@@ -121,15 +125,17 @@ export type ConfigSources = {
  * @example resolveConfig({ preset: "grpo", overrides: ["--grpo.std=bessel"] }).grpo.std // "bessel"
  */
 export function resolveConfig(sources: ConfigSources = {}): SeedConfig {
-  const preset = findPreset(sources.preset ?? "seed");
+  const dir = sources.dir ?? CONFIG_DIR;
+  const catalogue = sources.catalogue ?? builtinCatalogue;
+  const preset = findPreset(sources.preset ?? "seed", dir, catalogue);
   let config = mergeConfig(defaultConfig, preset.config);
-  config = mergeConfig(config, { method: { name: preset.name, formula: preset.formula } });
-  if (sources.quick) config = mergeConfig(config, readMode("quick").config);
+  config = mergeConfig(config, { method: { name: preset.name } });
+  if (sources.quick) config = mergeConfig(config, readMode("quick", dir).config);
   const issues: ConfigIssue[] = [];
   if (sources.file !== undefined) {
     const raw = readJson(sources.file) as Record<string, unknown>;
     const partial = typeof raw === "object" && raw !== null && "config" in raw && typeof raw["config"] === "object" ? raw["config"] : raw;
-    const fileIssues = shapeIssues(partial);
+    const fileIssues = shapeIssues(partial, defaultConfig, "", catalogue);
     issues.push(...fileIssues.map((i) => ({ path: `${sources.file}: ${i.path}`, message: i.message })));
     if (fileIssues.length === 0) config = mergeConfig(config, partial);
   }
@@ -137,7 +143,7 @@ export function resolveConfig(sources: ConfigSources = {}): SeedConfig {
   const { patch, issues: overrideIssues } = overridesToPatch(parsed.overrides);
   issues.push(...parsed.issues, ...overrideIssues);
   config = mergeConfig(config, patch);
-  issues.push(...validateConfig(config));
+  issues.push(...validateConfig(config, catalogue));
   if (issues.length > 0) throw new ConfigError(dedupe(issues));
   return config;
 }

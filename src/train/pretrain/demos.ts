@@ -15,18 +15,18 @@
  * named place swapped for another receptacle kind in the room. Not here: tokenization and
  * training (`stage0.ts`).
  */
-import { Rng, deriveSeed } from "../core/rng.ts";
-import { UsageError } from "../core/errors.ts";
-import type { Trajectory, Turn } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
-import type { HistoryRecord } from "../agent/history.ts";
-import { rendererFor, type PromptRenderer } from "../agent/prompts/index.ts";
-import type { Observation, TaskSpec } from "../envs/env.ts";
-import type { Env } from "../envs/env.ts";
-import { alfworldNoisyExpert, parseTaskSentence, priorsForTask, type AlfworldGenOptions, type AlfworldPriors } from "../envs/alfworld/index.ts";
-import { applySkill } from "../skills/context.ts";
-import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
-import { serializeTrajectory } from "../skills/serialize.ts";
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { UsageError } from "../../core/errors.ts";
+import type { Trajectory, Turn } from "../../core/trajectory.ts";
+import type { ChatFormat } from "../../policy/chat-format.ts";
+import type { HistoryRecord } from "../../agent/history.ts";
+import { rendererFor, type PromptRenderer } from "../../agent/prompts/index.ts";
+import type { Observation, TaskSpec } from "../../envs/env.ts";
+import type { Env } from "../../envs/env.ts";
+import { alfworldNoisyExpert, parseTaskSentence, priorsForTask, type AlfworldGenOptions, type AlfworldPriors } from "../../envs/alfworld/index.ts";
+import { applySkill } from "../../skills/context.ts";
+import { ruleAnalyzer } from "../../skills/rule-analyzer.ts";
+import { serializeTrajectory } from "../../skills/serialize.ts";
 import type { SftExample } from "./sft.ts";
 
 /** One step of a played episode. */

@@ -7,20 +7,28 @@
  * the environment name elsewhere.
  */
 import type { Trajectory } from "../core/trajectory.ts";
-import type { ChatFormat } from "../agent/chat-format.ts";
+import type { ChatFormat } from "../policy/chat-format.ts";
 import type { Policy } from "../policy/policy.ts";
-import { analysisMetrics, skillTexts, skillValidity, type Analysis, type Analyzer } from "../skills/analyzer.ts";
-import { serializeTrajectory } from "../skills/serialize.ts";
+import { analysisMetrics, skillTexts, skillValidity, type Analysis, type Analyzer } from "./analyzer.ts";
+import { serializeTrajectory } from "./serialize.ts";
 import { deriveSeed } from "../core/rng.ts";
-import { degradedAnalyzer } from "../skills/degraded-analyzer.ts";
-import { llmAnalyzer } from "../skills/llm-analyzer.ts";
-import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
-import type { SeedConfig } from "./config.ts";
+import { degradedAnalyzer } from "./degraded-analyzer.ts";
+import { llmAnalyzer } from "./llm-analyzer.ts";
+import { ruleAnalyzer } from "./rule-analyzer.ts";
+import type { Stage1Config } from "../config/config.ts";
 import { chatCompletion } from "./llm-endpoint.ts";
-import { librarySkill } from "../skills/library.ts";
-import { parseAlfworldTask } from "../skills/rule-alfworld.ts";
+import { librarySkill } from "./library.ts";
+import { parseAlfworldTask } from "./rule-alfworld.ts";
 import { policyAnalyzer, serializeForAnalyzer } from "./analyzer-role.ts";
-import type { TeacherSkills } from "./context.ts";
+
+/** Teacher skills of an update's trajectories. */
+export type TeacherSkills = {
+  /** The skill text each trajectory's teacher context carries ("" for none). */
+  readonly skills: readonly string[];
+  /** v_τ: 1 when the trajectory has a usable skill. */
+  readonly valid: readonly number[];
+  readonly metrics: Record<string, number>;
+};
 
 /** The library key of a task: ALFWorld's task kind (`heat`, `pick2`, ...), else the environment name. */
 export function taskKey(envName: string, task: string): string {
@@ -65,7 +73,7 @@ export async function selfSkills(analyzer: Policy, chat: ChatFormat, trajectorie
  * The external analyzer of a config (`stage1.analyzer`): the labeller of Stage 1 and the skill
  * source of `skills.teacher = "external"`. The degraded analyzer's seed is Stage 1's stream.
  */
-export function externalAnalyzer(config: SeedConfig): Analyzer {
+export function externalAnalyzer(config: { readonly stage1: Stage1Config }): Analyzer {
   const s = config.stage1;
   if (s.analyzer === "llm") return llmAnalyzer(chatCompletion({ baseUrl: s.endpoint, model: s.model }), { attempts: 2, name: `llm(${s.model})` });
   if (s.analyzer === "degraded") return degradedAnalyzer(ruleAnalyzer(), { rate: s.degradeRate, seed: deriveSeed(deriveSeed(0, "stage1"), "degrade") });

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { alfworldGeneratedTasks, AlfworldEnv, type AlfworldGenOptions } from "../envs/alfworld/index.ts";
 import type { Analyzer } from "../skills/analyzer.ts";
 import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
-import { demoTrajectory, hindsightHint, type DemoWorld } from "./demos.ts";
-import { externalSkills } from "./skill-sources.ts";
+import { demoTrajectory, hindsightHint, type DemoWorld } from "../train/pretrain/demos.ts";
+import { externalSkills } from "./sources.ts";
 
 const GEN: AlfworldGenOptions = { receptacles: [4, 6] };
 const WORLD: DemoWorld = { makeEnv: () => new AlfworldEnv({ maxSteps: 20 }), maxSteps: 20, gen: GEN };

@@ -6,6 +6,9 @@
  * plain text between two special tokens is encoded as one string, which is how a Hugging Face
  * tokenizer splits the rendered template, so the ids equal those of `apply_chat_template`.
  *
+ * `renderChat` is the same template as text (what `apply_chat_template` prints); `encodeChat`
+ * the ids of a list of messages. This file is the only place ChatML is written.
+ *
  * Not a Jinja interpreter: a model with another template needs its own `ChatFormat`.
  */
 import { ConfigError } from "../core/errors.ts";
@@ -23,6 +26,30 @@ export type ChatFormatOptions = {
    */
   readonly system?: string;
 };
+
+/** Options of `renderChat`, `encodeChat` and `ChatFormat.conversation`. */
+export type ChatOptions = {
+  /** End with an open `<|im_start|>assistant\n` turn for the model to continue. @default true */
+  readonly addGenerationPrompt?: boolean;
+};
+
+/** The chat as template text (special tokens spelled out). */
+export function renderChat(messages: readonly ChatMessage[], options: ChatOptions = {}): string {
+  let s = "";
+  for (const m of messages) s += `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`;
+  if (options.addGenerationPrompt ?? true) s += "<|im_start|>assistant\n";
+  return s;
+}
+
+/**
+ * The chat as token ids, contents encoded without special tokens (text that merely spells
+ * `<|im_end|>` never closes a turn). Equals `encode(renderChat(messages), { allowSpecial: true })`
+ * whenever contents hold no special-token strings.
+ * @throws ConfigError when the tokenizer lacks `<|im_start|>` or `<|im_end|>`
+ */
+export function encodeChat(tokenizer: Tokenizer, messages: readonly ChatMessage[], options: ChatOptions = {}): number[] {
+  return new ChatFormat(tokenizer).conversation(messages, options);
+}
 
 /** ChatML formatting for one tokenizer. */
 export class ChatFormat {
@@ -65,14 +92,15 @@ export class ChatFormat {
   }
 
   /**
-   * Ids of a conversation followed by the generation header (`add_generation_prompt=True`).
-   * The system message of the options is prepended unless `messages` starts with one.
+   * Ids of a conversation followed by the generation header (`add_generation_prompt=True`,
+   * unless `options` turns it off). The system message of the options is prepended unless
+   * `messages` starts with one.
    */
-  conversation(messages: readonly ChatMessage[]): number[] {
+  conversation(messages: readonly ChatMessage[], options: ChatOptions = {}): number[] {
     const all = this.system !== undefined && messages[0]?.role !== "system" ? [{ role: "system" as const, content: this.system }, ...messages] : messages;
     const ids: number[] = [];
     for (const m of all) ids.push(...this.message(m), ...this.text("\n"));
-    ids.push(...this.header());
+    if (options.addGenerationPrompt ?? true) ids.push(...this.header());
     return ids;
   }
 

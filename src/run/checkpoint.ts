@@ -10,14 +10,11 @@
  * (run seed, update, ...) with `deriveSeed`, so the update index is the whole RNG state; the
  * trainer still records the derived stream seeds for inspection.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpointError } from "../core/errors.ts";
-import type { EmbeddedPolicy } from "../policy/embedded.ts";
-import { saveCheckpoint } from "../model/checkpoint.ts";
-import type { ParamStore } from "../model/params.ts";
-import type { ModelConfig } from "../model/config.ts";
-import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
+import { fsyncPath } from "../core/fs.ts";
+import type { PolicySnapshot, TrainablePolicy } from "../policy/policy.ts";
 
 /** Version of `trainer.json` and the checkpoint layout; bump on change and migrate in `readTrainerState`. */
 export const TRAINER_FORMAT_VERSION = 1;
@@ -43,25 +40,13 @@ export type TrainerState = {
   readonly nextSeeds: Readonly<Record<string, number>>;
 };
 
-/** A frozen policy's parts, for saving an analyzer snapshot. */
-export type WeightsToSave = { readonly config: ModelConfig; readonly params: ParamStore; readonly tokenizer: BpeTokenizer };
-
 /** Directory name of the checkpoint after `update` updates. */
 export function checkpointName(update: number): string {
   return `update-${String(update).padStart(6, "0")}`;
 }
 
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Writes `checkpoints/update-XXXXXX` atomically. */
-export async function writeTrainerCheckpoint(runDir: string, policy: EmbeddedPolicy, state: TrainerState, analyzer: WeightsToSave | null): Promise<string> {
+export async function writeTrainerCheckpoint(runDir: string, policy: TrainablePolicy, state: TrainerState, analyzer: PolicySnapshot | null): Promise<string> {
   const root = join(runDir, "checkpoints");
   mkdirSync(root, { recursive: true });
   const name = checkpointName(state.update);
@@ -71,7 +56,7 @@ export async function writeTrainerCheckpoint(runDir: string, policy: EmbeddedPol
   try {
     mkdirSync(tmp);
     await policy.save(join(tmp, "policy"));
-    if (analyzer !== null) saveCheckpoint(join(tmp, "analyzer"), { config: analyzer.config, params: analyzer.params, tokenizer: analyzer.tokenizer });
+    if (analyzer !== null) await analyzer.save(join(tmp, "analyzer"));
     const file = join(tmp, "trainer.json");
     writeFileSync(file, JSON.stringify(state, null, 2) + "\n");
     fsyncPath(file);

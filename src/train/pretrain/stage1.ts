@@ -8,7 +8,7 @@
  *   validate  the skill format check of `skills/` (parses, one string, 3+ words, ≤ 400 chars); the
  *             acceptance rate is reported (the paper does not)
  *   SFT       3 epochs of NLL on (analyzer prompt → skill answer), with exactly the prompt layout
- *             the policy's analyzer role uses in Stage 2 (analyzer-role.ts); 10% held out; mixed
+ *             the policy's analyzer role uses in Stage 2 (skills/analyzer-role.ts); 10% held out; mixed
  *             with as many replayed Stage-0 demonstrations (`stage1.replay`), without which the
  *             tiny model forgets how to act (a departure a pretrained LLM does not need)
  *   check     the SFT policy analyses the held-out trajectories itself (its own skill validity
@@ -18,21 +18,21 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Rng, deriveSeed } from "../core/rng.ts";
-import { Progress } from "../core/progress.ts";
-import { ChatFormat } from "../agent/chat-format.ts";
-import { rendererFor } from "../agent/prompts/index.ts";
-import { collectGroups } from "../agent/rollout.ts";
-import { saveCheckpoint } from "../model/checkpoint.ts";
-import { EmbeddedPolicy } from "../policy/embedded.ts";
-import { analysisMetrics } from "../skills/analyzer.ts";
-import { serializeTrajectory } from "../skills/serialize.ts";
-import { analyzerPrompt } from "../skills/template.ts";
-import { serializeForAnalyzer, sftRequest } from "./analyzer-role.ts";
-import type { SeedConfig } from "./config.ts";
-import { trainingEnv } from "./envs.ts";
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import { ChatFormat } from "../../policy/chat-format.ts";
+import { rendererFor } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { saveCheckpoint } from "../../model/checkpoint.ts";
+import { EmbeddedPolicy } from "../../policy/embedded.ts";
+import { analysisMetrics } from "../../skills/analyzer.ts";
+import { serializeTrajectory } from "../../skills/serialize.ts";
+import { analyzerPrompt } from "../../skills/template.ts";
+import { serializeForAnalyzer, sftRequest } from "../../skills/analyzer-role.ts";
+import type { SeedConfig } from "../../config/config.ts";
+import { trainingEnv } from "../../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
-import { analyzeWithPolicy, externalAnalyzer } from "./skill-sources.ts";
+import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
 import { playCorpus, writeAtomically } from "./stage0.ts";
 import { encodeDemo } from "./demos.ts";
 
@@ -86,7 +86,10 @@ async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: num
   return episodes.map((d) => encodeDemo(d, chat, maxContext, renderer)).filter((x) => x !== undefined).slice(0, count);
 }
 
-/** Runs Stage 1 from `baseDir` and writes `outDir/{model, stage1.json, labels.jsonl}`. */
+/**
+ * Runs Stage 1 from `baseDir` (offline collection, external analyzer, format validation, then
+ * Eq. (SFT) on the valid (x_τ → s_τ) pairs) and writes `outDir/{model, stage1.json, labels.jsonl}`.
+ */
 export async function runStage1(config: SeedConfig, options: Stage1Options): Promise<Stage1Report> {
   const t0 = performance.now();
   const s = config.stage1;

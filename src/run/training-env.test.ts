@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { bucketOfPath } from "../envs/alfworld/tasks.ts";
-import { defaultConfig } from "./config.ts";
-import { spreadTasks, trainingEnv } from "./envs.ts";
+import { defaultConfig } from "../config/config.ts";
+import { spreadTasks, trainingEnv } from "./training-env.ts";
 
 const ALFWORLD = resolve("../shared/data/alfworld");
 

@@ -3,13 +3,13 @@
 // loss mask covers the expert's responses only, and hints are read and falsified as documented.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatFormat } from "../agent/chat-format.ts";
-import { PROMPT_STYLES, rendererFor } from "../agent/prompts/index.ts";
-import { collectGroups } from "../agent/rollout.ts";
-import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenOptions } from "../envs/alfworld/index.ts";
-import { trainBpe } from "../model/tokenizer/index.ts";
-import { applySkill } from "../skills/context.ts";
-import { ScriptedPolicy } from "../testing/scripted-policy.ts";
+import { ChatFormat } from "../../policy/chat-format.ts";
+import { PROMPT_STYLES, rendererFor } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenOptions } from "../../envs/alfworld/index.ts";
+import { trainBpe } from "../../model/tokenizer/index.ts";
+import { applySkill } from "../../skills/context.ts";
+import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, type DemoWorld } from "./demos.ts";
 
 const GEN: AlfworldGenOptions = { receptacles: [4, 6] };

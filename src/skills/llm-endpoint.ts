@@ -5,7 +5,7 @@
  * (skills/llm-analyzer.ts), transport failures become `RemoteError`s it counts.
  */
 import { RemoteError } from "../core/errors.ts";
-import type { Complete } from "../skills/llm-analyzer.ts";
+import type { Complete } from "./llm-analyzer.ts";
 
 /** Options of `chatCompletion`. */
 export type EndpointOptions = {

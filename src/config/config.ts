@@ -6,35 +6,65 @@
  * in `configs/` are partial `SeedConfig`s merged over `defaultConfig`.
  *
  * Defaults follow the paper (SEED-NOTES.md §2, Table 5) except where the embedded tiny model
- * needs its own value; each such departure says why in its TSDoc. Not here: validation
- * (`config-check.ts`), reading preset files (`presets.ts`) and CLI overrides (`overrides.ts`).
+ * needs its own value; each such departure says why in its TSDoc. Every closed set of string
+ * values is written once, in `OPTION_VALUES` (from the registries where one exists: aggregation
+ * modes, KL estimators, advantage estimators, environments); the field types and the validation
+ * (`check.ts`) both derive from it. Not here: what a config means as a method (`method.ts`),
+ * validation (`check.ts`), reading preset files (`presets.ts`) and CLI overrides (`overrides.ts`).
  */
+import { aggregations } from "../math/aggregate.ts";
+import { advantageEstimators } from "../math/estimators.ts";
+import { klEstimators } from "../math/kl.ts";
+import { ENV_NAMES } from "../envs/registry.ts";
 
-/** Where a teacher (or student) skill comes from. */
-export type SkillSource =
-  /** No skill: the teacher term, if any, sees the plain context. */
-  | "none"
-  /** SEED: θ_old (or the analyzer snapshot) writes one hindsight skill per trajectory, every update. */
-  | "self"
-  /** The static skill library of `skills/` (general + task-type skills): SDAR, Skill-SD, RLSD, OPSD, Skill-GRPO. */
-  | "library"
-  /** A library written once by the starting checkpoint's analyzer role, then frozen (the "static library" ablation). */
-  | "static-self"
-  /**
-   * The Stage-1 external analyzer (`stage1.analyzer`) writes each trajectory's skill at every
-   * update: a privileged control that separates the value of hindsight skills from the quality
-   * of the policy's own analyzer role. Not a method of the paper.
-   */
-  | "external";
+function keys<T extends object>(registry: T): readonly (keyof T & string)[] {
+  return Object.keys(registry) as (keyof T & string)[];
+}
+
+/**
+ * The allowed values of every string option with a closed set, by dotted path: the one list the
+ * field's type (`Choice<path>`) and the validation's choices are both read from.
+ */
+export const OPTION_VALUES = {
+  "rollout.history": ["full", "window"],
+  "rollout.prompt": ["verl", "compact"],
+  "grpo.std": ["population", "bessel"],
+  "grpo.scope": ["trajectories", "steps"],
+  "grpo.singleton": ["raw", "zero"],
+  "loss.aggregation": keys(aggregations),
+  "kl.estimator": keys(klEstimators),
+  "pg.advantage": keys(advantageEstimators),
+  "opd.denominator": ["response", "active"],
+  "opd.teacherScoring": ["live", "frozen"],
+  "skills.teacher": ["none", "self", "library", "static-self", "external"],
+  "skills.student": ["none", "library"],
+  "skills.context": ["insert", "prepend"],
+  "eval.skill": ["none", "library"],
+  "env.name": ENV_NAMES,
+  "stage1.analyzer": ["rule", "llm", "degraded"],
+} as const;
+
+/** One allowed value of the option at `path`. */
+export type Choice<P extends keyof typeof OPTION_VALUES> = (typeof OPTION_VALUES)[P][number];
+
+/**
+ * Where a teacher (or student) skill comes from: `none` (the teacher term, if any, sees the
+ * plain context); `self` (SEED: θ_old, or the analyzer snapshot, writes one hindsight skill per
+ * trajectory, every update); `library` (the static skill library of `skills/`: SDAR, Skill-SD,
+ * RLSD, OPSD, Skill-GRPO); `static-self` (a library written once by the starting checkpoint's
+ * analyzer role, then frozen: the "static library" ablation); `external` (the Stage-1 external
+ * analyzer writes each trajectory's skill at every update: a privileged control that separates
+ * the value of hindsight skills from the quality of the policy's own analyzer role, not a method
+ * of the paper).
+ */
+export type SkillSource = Choice<"skills.teacher">;
 
 /** The whole training configuration. Every field is plain JSON. */
 export type SeedConfig = {
   /** What the method is; documentation carried into the run directory. */
   method: {
-    /** Preset name (`seed`, `grpo`, ...). */
+    /** Preset name (`seed`, `grpo`, ...). What the method computes is `planMethod(config)`; its formula is rendered from that plan (`describeMethod`), never stored. */
     name: string;
-    /** The formula the preset implements, in one line. */
-    formula: string;
   };
   run: {
     /** Base seed; every random stream of the run derives from it. @default 1 */
@@ -53,8 +83,8 @@ export type SeedConfig = {
     maxBadUpdates: number;
   };
   env: {
-    /** Environment id (`alfworld`, `webshop`, `search`, `sokoban`, `ezpoints`). @default "alfworld" */
-    name: string;
+    /** Environment id (a name of the environment registry). @default "alfworld" */
+    name: Choice<"env.name">;
     /** Real benchmark data root; "" uses the environment's seeded generator (no files needed). @default "" */
     data: string;
     /** Split the training tasks come from. @default "train" */
@@ -84,7 +114,7 @@ export type SeedConfig = {
     /** Group size N (the paper: 8). @default 8 */
     groupSize: number;
     /** History mode: `full` (one growing sequence; cheap for the embedded model) or `window`. @default "full" */
-    history: "full" | "window";
+    history: Choice<"rollout.history">;
     /** Window k of the `window` mode; < 0 takes the protocol's. @default -1 */
     window: number;
     /** Sampling temperature of training rollouts. @default 1 */
@@ -107,7 +137,7 @@ export type SeedConfig = {
      * Stage 0 trains in this style, so a base and every run from it must agree.
      * @default "compact"
      */
-    prompt: "verl" | "compact";
+    prompt: Choice<"rollout.prompt">;
   };
   optim: {
     /**
@@ -138,21 +168,27 @@ export type SeedConfig = {
   };
   grpo: {
     /** Group std convention: the paper's population std, or verl's Bessel. @default "population" */
-    std: "population" | "bessel";
+    std: Choice<"grpo.std">;
     /** Statistics over one R(τ) per trajectory (paper) or every step-sample (reference code). @default "trajectories" */
-    scope: "trajectories" | "steps";
+    scope: Choice<"grpo.scope">;
     /** @default 1e-6 */
     eps: number;
     /** @default "zero" */
-    singleton: "raw" | "zero";
+    singleton: Choice<"grpo.singleton">;
     /** @default true */
     normalize: boolean;
   };
   loss: {
     /** Aggregation of every term (ALGORITHMS.md §3). @default "token-mean" */
-    aggregation: "token-mean" | "seq-mean-token-sum" | "seq-mean-token-mean" | "seq-mean-token-sum-norm";
+    aggregation: Choice<"loss.aggregation">;
     /** C of `seq-mean-token-sum-norm`. @default 512 */
     normLength: number;
+    /**
+     * Coefficients of catalogue terms that have no section of their own, by term name (a term
+     * added to `math/losses.ts` is switched on here by a preset, with no new config field).
+     * @default {}
+     */
+    terms: Record<string, number>;
   };
   /** The clipped policy-gradient term. */
   pg: {
@@ -164,12 +200,18 @@ export type SeedConfig = {
     clipHigh: number;
     /** Dual-clip constant c (> 1); 0 turns the dual clip off (the paper's plain objective). @default 3 */
     dualClip: number;
+    /**
+     * Token-advantage estimator (`math/estimators.ts`): `grpo` broadcasts the group advantage
+     * (RL-Adv); `rlsd` rescales it per token with a library-skill teacher scored frozen.
+     * @default "grpo"
+     */
+    advantage: Choice<"pg.advantage">;
   };
   kl: {
     /** β_KL against the starting weights. @default 0.01 */
     coef: number;
     /** @default "k3" */
-    estimator: "k1" | "abs" | "k2" | "k3";
+    estimator: Choice<"kl.estimator">;
   };
   entropy: {
     /**
@@ -185,22 +227,21 @@ export type SeedConfig = {
     /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 5 */
     beta: number;
     /** Denominator of the term when some skills are invalid (ALGORITHMS.md §7). @default "response" */
-    denominator: "response" | "active";
+    denominator: Choice<"opd.denominator">;
     /**
      * `live`: teacher log-probs rescored with the current weights before every mini-batch (the
      * paper's Algorithm 1). `frozen`: scored once per update with θ_old (the reference code).
      * Identical with one mini-batch and one epoch.
      * @default "live"
      */
-    teacherScoring: "live" | "frozen";
+    teacherScoring: Choice<"opd.teacherScoring">;
   };
   skillSd: {
     /** λ of the Skill-SD term (scripts: 0.001); 0 switches it off. @default 0 */
     coef: number;
   };
+  /** Settings of the `rlsd` advantage estimator (`pg.advantage`). */
   rlsd: {
-    /** Replace GRPO advantages by RLSD token advantages (teacher scored frozen). @default false */
-    enabled: boolean;
     /** @default 0.5 */
     lambda0: number;
     /** @default 100 */
@@ -212,9 +253,9 @@ export type SeedConfig = {
     /** Source of the teacher context's skill. @default "self" */
     teacher: SkillSource;
     /** Skill in the student's rollout context (Skill-GRPO, Skill-Prompt): `none` or `library`. @default "none" */
-    student: "none" | "library";
+    student: Choice<"skills.student">;
     /** H: `insert` after the task line (SEED) or `prepend` a privileged block (SDAR family). @default "insert" */
-    context: "insert" | "prepend";
+    context: Choice<"skills.context">;
     /**
      * Refresh the analyzer every K updates: K = 1 is SEED (θ_old analyses its own rollouts every
      * update); K > 1 keeps a snapshot for K updates; 0 never refreshes (the starting checkpoint
@@ -231,7 +272,7 @@ export type SeedConfig = {
   };
   eval: {
     /** Skill in the evaluation context (Skill-GRPO*, Skill-Prompt use `library`). @default "none" */
-    skill: "none" | "library";
+    skill: Choice<"eval.skill">;
     /** Evaluation sampling temperature (the reference validation: 0.4). @default 0.4 */
     temperature: number;
   };
@@ -282,7 +323,7 @@ export type Stage1Config = {
   /** Sampling temperature of the collection (the reference: 0.4). @default 0.4 */
   temperature: number;
   /** External analyzer: `rule` (rule-based hindsight, default), `llm` (OpenAI-compatible endpoint), `degraded`. @default "rule" */
-  analyzer: "rule" | "llm" | "degraded";
+  analyzer: Choice<"stage1.analyzer">;
   /** Base URL of the OpenAI-compatible endpoint for `llm` (e.g. http://127.0.0.1:8000/v1). @default "" */
   endpoint: string;
   /** Model name at the endpoint. @default "" */
@@ -310,7 +351,7 @@ export type Stage1Config = {
 
 /** The defaults: the paper's method (SEED) with the embedded model's sizes. */
 export const defaultConfig: SeedConfig = {
-  method: { name: "seed", formula: "L = L_pg(GRPO) + 0.01·L_kl(k3) + 0.01·Agg(σ(5Δ)·(ℓ_T − ℓ_θ)), ℓ_T under H(h, s_τ) with s_τ = analyzer(θ_old, τ)" },
+  method: { name: "seed" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
   env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 20, invalidPenalty: -1 },
   policy: { init: "", sft: true },
@@ -318,13 +359,13 @@ export const defaultConfig: SeedConfig = {
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   update: { miniBatches: 1, epochs: 1 },
   grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },
-  loss: { aggregation: "token-mean", normLength: 512 },
-  pg: { coef: 1, clipLow: 0.2, clipHigh: 0.2, dualClip: 3 },
+  loss: { aggregation: "token-mean", normLength: 512, terms: {} },
+  pg: { coef: 1, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, advantage: "grpo" },
   kl: { coef: 0.01, estimator: "k3" },
   entropy: { coef: 0 },
   opd: { coef: 0.01, beta: 5, denominator: "response", teacherScoring: "live" },
   skillSd: { coef: 0 },
-  rlsd: { enabled: false, lambda0: 0.5, warmDown: 100, epsW: 0.2 },
+  rlsd: { lambda0: 0.5, warmDown: 100, epsW: 0.2 },
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
@@ -341,15 +382,3 @@ export function mergeConfig<T>(base: T, patch: unknown): T {
   for (const [k, v] of Object.entries(patch)) out[k] = mergeConfig(out[k], v);
   return out as T;
 }
-
-/** Whether any loss term that trains the policy is on (Vanilla and Skill-Prompt train nothing). */
-export function trains(c: SeedConfig): boolean {
-  return c.pg.coef > 0 || c.kl.coef > 0 || c.opd.coef > 0 || c.skillSd.coef > 0;
-}
-
-/** Whether the update needs teacher log-probs (a distillation term or RLSD). */
-export function needsTeacher(c: SeedConfig): boolean {
-  return c.opd.coef > 0 || c.skillSd.coef > 0 || c.rlsd.enabled;
-}
-
-export { CHOICES, crossFieldIssues, shapeIssues, validateConfig } from "./config-check.ts";

@@ -1,0 +1,33 @@
+/**
+ * The policies an evaluation runs, opened for the CLI and for library callers alike: a policy
+ * directory (any kind `loadTrainablePolicy` knows), or a model served by an OpenAI-compatible
+ * server. The CLI parses flags and calls these; it never builds a policy itself.
+ */
+import { resolve } from "node:path";
+import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
+import { loadTrainablePolicy } from "../policy/load.ts";
+import type { Policy } from "../policy/policy.ts";
+import { RemotePolicy } from "../policy/remote.ts";
+
+/** The policy stored in a directory (a checkpoint's `policy/`, a base, a Hugging Face model directory). */
+export async function openPolicyDir(dir: string): Promise<Policy> {
+  return loadTrainablePolicy(dir);
+}
+
+/** What a served model needs. */
+export type ServedPolicyOptions = {
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Take token ids from the server (`server`) or re-tokenize its text (`retokenize`). @default "server" */
+  readonly tokenIds?: "server" | "retokenize";
+  /** A Hugging Face `tokenizer.json` to tokenize with instead of the server's. */
+  readonly tokenizerFile?: string;
+};
+
+/** A model served by an OpenAI-compatible server (vLLM, SGLang, `seed serve`). */
+export async function connectServedPolicy(options: ServedPolicyOptions): Promise<Policy> {
+  return RemotePolicy.connect({
+    baseUrl: options.baseUrl, model: options.model, tokenIds: options.tokenIds ?? "server",
+    ...(options.tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(options.tokenizerFile)) } : {}),
+  });
+}
