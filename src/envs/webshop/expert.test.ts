@@ -80,9 +80,11 @@ test("the noisy expert is reproducible per seed and wins less often than the exp
   for (const ep of a.actions) for (const act of ep) assert.ok(!act.includes("<your query>"), act);
 });
 
-test("the speed probe reports thousands of steps per second on the default shop", () => {
+// The probe's rate is a benchmark number (`seed bench envs`), never asserted here: machines are
+// shared and noisy. The test checks that the probe plays real episodes and counts them.
+test("the speed probe plays whole episodes on the default shop and reports a rate", () => {
   const s = measureWebShopSpeed({ seconds: 0.3 });
   assert.ok(s.steps > 0 && s.episodes > 0);
-  assert.ok(s.stepsPerSecond > 1000, `${s.stepsPerSecond.toFixed(0)} steps/s`);
+  assert.ok(Number.isFinite(s.stepsPerSecond) && s.stepsPerSecond > 0);
   assert.ok(s.winRate > 0 && s.winRate < 1);
 });
