@@ -81,8 +81,8 @@ function peerPython(): string | null {
 /** Runs the peer on some measurements; null fields (and a note) when it fails or times out. */
 function runPeer(python: string, opts: object, timeoutS: number, notes: string[]): Record<string, number | string> {
   const cpu = cpuInfo();
-  // Debian's OpenBLAS mis-detects some CPUs (FINDINGS §1); SkylakeX kernels need AVX-512 and die
-  // with SIGILL without it, so pick the core type from the flags.
+  // Debian's OpenBLAS mis-detects some CPUs (on an AVX-512 one it fell back to an SSE3 kernel);
+  // SkylakeX kernels need AVX-512 and die with SIGILL without it, so pick the core type from the flags.
   const coretype = cpu.avx512 ? "SkylakeX" : cpu.avx2 ? "Haswell" : undefined;
   const env = { ...process.env, ...(coretype ? { OPENBLAS_CORETYPE: coretype } : {}) };
   const script = fileURLToPath(new URL("./peers/torch_peer.py", import.meta.url));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suite with node:test through tsx. Usage:
 //   node scripts/run-tests.mjs [--slow] [path-substring ...]
-// Without --slow, files named *.slow.test.ts are skipped (see STYLE.md §8).
+// Without --slow, files named *.slow.test.ts are skipped (the default suite stays a few minutes).
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";

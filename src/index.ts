@@ -1,6 +1,6 @@
 /**
  * seed-rl: SEED (Self-Evolving On-Policy Distillation) and its baselines for multi-turn LLM
- * agents. The curated public API, grouped by layer (DESIGN.md §2). The loss catalogue, the skill
+ * agents. The curated public API, grouped by layer (README, Layout). The loss catalogue, the skill
  * layer, training and evaluation are re-exported whole as namespaces to keep names unambiguous;
  * the lower layers export their entry points by name. Test doubles live in `seed-rl/testing`.
  *

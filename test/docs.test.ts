@@ -1,6 +1,7 @@
 // The documentation cites only what the repository holds: every linked file and every path in
 // backticks in README.md and docs/*.md exists (PAPER.md's paths are relative to src/), and every
-// function PAPER.md names beside a source path is exported from that file.
+// function PAPER.md names beside a source path is exported from that file; and no file cites the
+// team's notes, which the repository does not hold.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -47,4 +48,18 @@ test("every equation tag of the paper is in the TSDoc of the code that implement
   const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [join(dir, e.name)] : []));
   const all = sources(join(root, "src")).map((f) => readFileSync(f, "utf8")).join("\n");
   assert.deepEqual(tags.filter((t) => !all.includes(`Eq. ${t}`)), []);
+});
+
+test("no file cites the team's private notes, which are not in the repository", () => {
+  // The note files of the team's shared folder; cite the paper, the upstream file or docs/ instead.
+  const notes = /\b(SEED-NOTES|ALGORITHMS|SEED-REFERENCE-CODE|ENVIRONMENTS|FINDINGS|RENOVATION|REMOTE-TRAINING)\b|\b(STYLE|DESIGN)\.md\b/;
+  const self = join(root, "test", "docs.test.ts");
+  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (["node_modules", "build"].includes(e.name) ? [] : files(join(dir, e.name))) : [join(dir, e.name)]);
+  const cited: string[] = [];
+  for (const file of [join(root, "README.md"), ...["src", "test", "docs", "bench", "scripts", "configs", "native"].flatMap((d) => files(join(root, d)))]) {
+    if (file === self) continue;
+    readFileSync(file, "utf8").split("\n").forEach((line, i) => { if (notes.test(line)) cited.push(`${file.slice(root.length + 1)}:${i + 1}: ${line.trim().slice(0, 80)}`); });
+  }
+  assert.deepEqual(cited, []);
 });

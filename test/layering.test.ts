@@ -1,4 +1,4 @@
-// Checks the import direction of DESIGN.md §2 / STYLE.md §2 on every source file, and that no
+// Checks the import direction of README's Layout on every source file, and that no
 // source file uses Math.random (every random draw flows from an explicit seed).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -28,7 +28,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The trainer builds a missing starting checkpoint through pretrain/base.ts (`ensureBase`).
   train: ["core", "math", "config", "run", "policy", "envs", "agent", "skills", "train/pretrain"],
   eval: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills", "train", "train/pretrain"],
-  // STYLE.md §2: the CLI turns argv into a config and calls train/ or eval/ (core for its errors,
+  // The CLI turns argv into a config and calls train/ or eval/ (core for its errors,
   // run/ to name a run directory's checkpoints); the tool commands below are the exceptions.
   cli: ["core", "config", "run", "train", "train/pretrain", "eval"],
   testing: ["core", "math", "config", "run", "engine", "model", "policy", "envs", "agent", "skills", "train", "train/pretrain", "eval"],
@@ -65,7 +65,7 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-test("imports point downward only (DESIGN.md §2, STYLE.md §2), and src/ never imports testing/", () => {
+test("imports point downward only (README, Layout), and src/ never imports testing/", () => {
   const problems: string[] = [];
   for (const file of sources(src)) {
     const rel = relative(src, file);

@@ -1,5 +1,5 @@
 /**
- * The history an agent keeps between steps (ENVIRONMENTS.md §1.4): per past step, the
+ * The history an agent keeps between steps (the verl-agent protocol): per past step, the
  * observation seen before acting (as the prompt shows it), the action actually sent to the
  * environment (never the reasoning), and the observation that followed (Search-QA pairs its
  * queries with the information they returned). Window selection and the exact line format live

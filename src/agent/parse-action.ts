@@ -1,6 +1,6 @@
 /**
  * Action extraction ("projection") and the validity flag, per environment, as verl-agent's
- * `projection.py` files define them (ENVIRONMENTS.md §1.5). The environment never sees the
+ * `env_package/<env>/projection.py` files define them. The environment never sees the
  * model's raw text, only the string returned here; an invalid response still sends a string
  * (the protocol's fallback), which the environment answers as it answers any bad action.
  *

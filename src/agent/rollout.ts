@@ -1,6 +1,7 @@
 /**
  * The batched rollout engine: B tasks x N group members, all episodes stepped in lockstep, one
- * `policy.sample` call per step for every unfinished episode (ENVIRONMENTS.md §1.1).
+ * `policy.sample` call per step for every unfinished episode (as
+ * `langfengQ/verl-agent:agent_system/multi_turn_rollout/rollout_loop.py` steps them).
  *
  * - Members of a group reset their own environment instance with the same task and seed.
  * - Every sample's seed is `deriveSeed(seed, "rollout", update, group, member, step)`, so a
@@ -17,7 +18,7 @@
  * - Environments with I/O get `await env.prepare?.(action)` for the whole batch, concurrently,
  *   before the synchronous `step` calls.
  *
- * What it does not do: rewards shaping (the invalid-action penalty is the trainer's, §1.6),
+ * What it does not do: rewards shaping (the invalid-action penalty is the trainer's),
  * prefix caching (a policy may cache the repeated prefix of full-mode prompts itself).
  */
 import { deriveSeed } from "../core/rng.ts";

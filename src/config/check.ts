@@ -1,7 +1,7 @@
 /**
  * Validation of training configs against the shape of `defaultConfig`: unknown keys, wrong types,
  * values outside their choices or ranges, missing keys, and cross-field rules. Every issue is
- * collected with its dotted path; nothing stops at the first one (STYLE.md §5).
+ * collected with its dotted path; nothing stops at the first one (docs/TRAINING.md §2).
  */
 import type { ConfigIssue } from "../core/errors.ts";
 import { defaultConfig, OPTION_VALUES, type SeedConfig } from "./config.ts";
@@ -39,7 +39,7 @@ const RANGES: Readonly<Record<string, readonly [number, number]>> = {
 
 /** Why a field has a range, when the bare range would puzzle a user. */
 const RANGE_NOTES: Readonly<Record<string, string>> = {
-  "entropy.coef": "an entropy bonus needs the full-vocabulary distribution, which the per-token-weight training seam does not carry (ALGORITHMS.md §6); keep it 0",
+  "entropy.coef": "an entropy bonus needs the full-vocabulary distribution, which the per-token-weight training seam does not carry; keep it 0",
 };
 
 function typeName(v: unknown): string {

@@ -2,10 +2,11 @@
  * The one typed training configuration (`SeedConfig`) and its defaults (`defaultConfig`).
  *
  * A method is data: which loss terms are on, with which coefficients, where the teacher's skill
- * comes from, and whether the student sees a skill during rollouts (ALGORITHMS.md §12). Presets
+ * comes from, and whether the student sees a skill during rollouts (docs/PAPER.md, Baselines and
+ * ablations). Presets
  * in `configs/` are partial `SeedConfig`s merged over `defaultConfig`.
  *
- * Defaults follow the paper (SEED-NOTES.md §2, Table 5) except where the embedded tiny model
+ * Defaults follow the paper (Table 5) except where the embedded tiny model
  * needs its own value; each such departure says why in its TSDoc. Every closed set of string
  * values is written once, in `OPTION_VALUES` (from the registries where one exists: aggregation
  * modes, KL estimators, advantage estimators, environments); the field types and the validation
@@ -179,7 +180,7 @@ export type SeedConfig = {
     normalize: boolean;
   };
   loss: {
-    /** Aggregation of every term (ALGORITHMS.md §3). @default "token-mean" */
+    /** Aggregation of every term (the modes of verl's `agg_loss`). @default "token-mean" */
     aggregation: Choice<"loss.aggregation">;
     /** C of `seq-mean-token-sum-norm`. @default 512 */
     normLength: number;
@@ -226,7 +227,7 @@ export type SeedConfig = {
     coef: number;
     /** Gate sharpness β_opd; 0 gives g ≡ 0.5 (GRPO+OPSD). @default 5 */
     beta: number;
-    /** Denominator of the term when some skills are invalid (ALGORITHMS.md §7). @default "response" */
+    /** Denominator of the term when some skills are invalid (`gatedDistillation`). @default "response" */
     denominator: Choice<"opd.denominator">;
     /**
      * `live`: teacher log-probs rescored with the current weights before every mini-batch (the

@@ -1,7 +1,7 @@
 /**
  * Strict dotted overrides (`--opd.beta=0 --grpo.std=bessel`), checked against the shape of
  * `defaultConfig`: an unknown key or a value that does not parse as the default's type is an
- * issue, and every issue of every override is collected before anything fails (STYLE.md §5).
+ * issue, and every issue of every override is collected before anything fails (docs/TRAINING.md §2).
  * The result is a partial config, validated again (ranges, choices) with the preset it patches.
  */
 import type { ConfigIssue } from "../core/errors.ts";

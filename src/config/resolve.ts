@@ -10,7 +10,7 @@ import type { SeedConfig } from "./config.ts";
 export type RunSettings = {
   /** Step limit of an episode. */
   readonly maxSteps: number;
-  /** c_inv of ALGORITHMS.md §1. */
+  /** c_inv, the invalid-action penalty of a step (`stepScore` in `math/advantages.ts`). */
   readonly invalidPenalty: number;
   /** History window k of the `window` mode. */
   readonly window: number;

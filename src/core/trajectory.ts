@@ -3,7 +3,7 @@
  * The ids the policy sampled are kept exactly as sampled and never re-tokenized (decoding and
  * re-encoding does not give back the same ids, which is harmless for serving and fatal for RL).
  *
- * Two history modes share these types (DESIGN.md §3):
+ * Two history modes share these types:
  * - `window`: each turn is one policy call whose prompt is rebuilt from the task, the last k
  *   (observation, action) pairs and the current observation; `promptTokens` is that whole prompt.
  * - `full`: the episode is one growing sequence; `promptTokens` holds only the tokens appended
@@ -34,7 +34,7 @@ export type Turn = {
   responseText: string;
   /** The action string extracted from the response and sent to the environment. */
   actionText: string;
-  /** Agent-layer validity (protocol tags present, etc.; ENVIRONMENTS.md §1.5). */
+  /** Agent-layer validity (protocol tags present, etc.; `agent/parse-action.ts`). */
   valid: boolean;
   /** Environment reward of this step (before any invalid-action penalty). */
   reward: number;

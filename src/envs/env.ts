@@ -29,7 +29,7 @@ export type Observation = {
 /** The result of one `step`. */
 export type StepResult = {
   readonly observation: Observation;
-  /** Environment reward of this step (ENVIRONMENTS.md §1.2). */
+  /** Environment reward of this step, before any invalid-action penalty (that is the trainer's). */
   readonly reward: number;
   readonly done: boolean;
   /** Benchmark success flag (final once `done`). */

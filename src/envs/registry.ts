@@ -2,7 +2,7 @@
  * The environment registry, the one door per environment: each entry owns how to build its
  * environment and its tasks (generated worlds by default, the real files with `dataPath`), its
  * expert and random action, its protocol row (step limit, history window, invalid-action penalty,
- * budgets: ENVIRONMENTS.md §1.2), its evaluation splits and its special cases (ALFWorld's
+ * budgets, from SEED's launchers), its evaluation splits and its special cases (ALFWorld's
  * generator size and evenly spaced real games). Its keys are the one list of environment names:
  * the config's `env.name` choices, the agent's protocol and the CLI's defaults all read it.
  * Environment and tasks built with the same options share one world (shop, knowledge base), built
@@ -64,7 +64,7 @@ export type TaskSourceOptions = EnvOptions & {
   readonly count?: number;
 };
 
-/** Protocol settings of one environment in the SEED launchers (ENVIRONMENTS.md §1.2). */
+/** Protocol settings of one environment in SEED's launchers (`examples/seed_trainer/_common/*.sh`). */
 export type ProtocolSettings = {
   /** Step limit of an episode. */
   readonly maxSteps: number;
@@ -177,7 +177,7 @@ function generatedSplit(split: string): GeneratedSplit {
   return split as GeneratedSplit;
 }
 
-/** Default number of seed tasks: the 128 validation seeds of §1.2, the whole training range. */
+/** Default number of seed tasks: the 128 validation seeds of the launchers, the whole training range. */
 function seedCount(split: string, count: number | undefined): number {
   return count ?? (split === "train" ? 2 ** 16 : 128);
 }

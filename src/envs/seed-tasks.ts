@@ -1,6 +1,6 @@
 /**
  * Tasks that are generator seeds (Sokoban levels, EZPoints hands). The seed ranges are the
- * upstream ones (ENVIRONMENTS.md §5.2, §6.3): training seeds in [0, 2^16), validation seeds in
+ * upstream ones: training seeds in [0, 2^16), validation seeds in
  * [2^16, 2^32), so a validation level is never a training level.
  */
 import { UsageError } from "../core/errors.ts";

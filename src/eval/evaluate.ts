@@ -31,7 +31,7 @@ export type EvalSummary = {
   env: string;
   episodes: number;
   success_rate: number;
-  /** Valid responses (ENVIRONMENTS.md §1.5) over all responses. */
+  /** Valid responses (`agent/parse-action.ts`) over all responses. */
   valid_action_rate: number;
   mean_return: number;
   /** Mean number of turns (policy calls) per episode. */

@@ -49,7 +49,7 @@ export type ExperimentSpec = {
   readonly name: string;
   /** One line: what it compares. */
   readonly summary: string;
-  /** The open question it answers (SEED-NOTES.md §8). */
+  /** The question the paper leaves open that it answers (docs/RESULTS.md §5). */
   readonly question: string;
   /** Training seeds (at least 3 for a claim). */
   readonly seeds: readonly number[];

@@ -1,6 +1,7 @@
 /**
  * Eq. 8's assumption, measured: do SEED's gates track action value? OPD moves the policy toward
- * a gate-reweighted version of itself, which helps only if Cov_π(Q, w) > 0 (SEED-NOTES.md §3).
+ * a gate-reweighted version of itself, which helps only if Cov_π(Q, w) > 0 (E_r[Q] − E_π[Q] =
+ * Cov_π(Q, w)/Z).
  * The paper never checks this; here, on held-out tasks with known outcomes:
  *
  *   1. the checkpoint plays N episodes per held-out task (the training rollout temperature),

@@ -1,6 +1,6 @@
 /**
  * `seed report <run-or-experiment-dir>`: one self-contained HTML page rendered from run
- * directories only (STYLE.md §6: the report collects nothing of its own). It shows the result
+ * directories only (the report collects nothing of its own). It shows the result
  * tables (Table 1 or the ablation table, with 95% intervals), learning curves per update averaged
  * over seeds (success, episode length, tie rate, gate statistics, skill validity, reward),
  * compute per stage and the wall-clock ratio to GRPO, the gate-value analysis when present, the

@@ -5,6 +5,7 @@ import { gigpoAdvantages } from "./gigpo.ts";
 import { Rng } from "../core/rng.ts";
 import { ShapeError } from "../core/errors.ts";
 
+// The values the test names quote were computed independently in double precision, not by this code.
 const close = (a: number, b: number, tol = 1e-6) => assert.ok(Math.abs(a - b) <= tol, `${a} != ${b}`);
 
 /** One single-step trajectory per return, all in group 0. */
@@ -14,24 +15,24 @@ function oneStepEach(returns: readonly number[], groupId: string | number = 0): 
 
 const R8 = [10, 0, 0, 0, 10, 0, 0, 0];
 
-test("GRPO N = 8, Bessel std: +1.620185 / -0.540062 (ALGORITHMS.md §15.1, eps = 0)", () => {
+test("GRPO N = 8, Bessel std: +1.620185 / -0.540062 (eps = 0)", () => {
   const { advantages } = grpoAdvantages(oneStepEach(R8), { std: "bessel", eps: 0 });
   R8.forEach((r, i) => close(advantages[i]!, r === 10 ? 1.620185 : -0.540062));
 });
 
-test("GRPO N = 8, population std: +1.732051 / -0.577350 (§15.1); with eps = 1e-6 within 2e-6", () => {
+test("GRPO N = 8, population std: +1.732051 / -0.577350; with eps = 1e-6 within 2e-6", () => {
   const exact = grpoAdvantages(oneStepEach(R8), { eps: 0 }).advantages;
   R8.forEach((r, i) => close(exact[i]!, r === 10 ? 1.732051 : -0.57735));
   const withEps = grpoAdvantages(oneStepEach(R8)).advantages; // default eps 1e-6
   R8.forEach((r, i) => close(withEps[i]!, r === 10 ? 1.732051 : -0.57735, 2e-6));
 });
 
-test("GRPO mean_norm (no std): +7.5 / -2.5 (§15.1)", () => {
+test("GRPO mean_norm (no std): +7.5 / -2.5", () => {
   const { advantages } = grpoAdvantages(oneStepEach(R8), { normalize: false });
   R8.forEach((r, i) => assert.equal(advantages[i], r === 10 ? 7.5 : -2.5));
 });
 
-test("steps scope vs trajectories scope: [0.577350, 0.577350, -1.154701] vs ±0.707107 (§15.1, Bessel)", () => {
+test("steps scope vs trajectories scope: [0.577350, 0.577350, -1.154701] vs ±0.707107 (Bessel)", () => {
   // trajectory a1: 2 step-samples with score 10; a2: 1 step-sample with score 0; same group
   const samples: AdvantageSample[] = [
     { groupId: "g", trajId: "a1", score: 10, episodeReturn: 10 },
@@ -44,7 +45,7 @@ test("steps scope vs trajectories scope: [0.577350, 0.577350, -1.154701] vs ±0.
   [0.707107, 0.707107, -0.707107].forEach((e, i) => close(trajs[i]!, e));
 });
 
-test("Bessel vs population on R = [1, 0, 0, 1]: ±1 vs ±0.866025 (§15.3); ratio sqrt((n-1)/n)", () => {
+test("Bessel vs population on R = [1, 0, 0, 1]: ±1 vs ±0.866025; ratio sqrt((n-1)/n)", () => {
   const pop = grpoAdvantages(oneStepEach([1, 0, 0, 1]), { eps: 0 }).advantages;
   const bes = grpoAdvantages(oneStepEach([1, 0, 0, 1]), { eps: 0, std: "bessel" }).advantages;
   assert.deepEqual(Array.from(pop), [1, -1, -1, 1]);
@@ -54,14 +55,14 @@ test("Bessel vs population on R = [1, 0, 0, 1]: ±1 vs ±0.866025 (§15.3); rati
   close(b8[0]! / p8[0]!, 0.935414);
 });
 
-test("R = [1, 0] gives [+1, -1] (SEED-NOTES §4); with eps 1e-6 ±0.999998 (§15.2)", () => {
+test("R = [1, 0] gives [+1, -1]; with eps 1e-6 ±0.999998", () => {
   assert.deepEqual(Array.from(grpoAdvantages(oneStepEach([1, 0]), { eps: 0 }).advantages), [1, -1]);
   const a = grpoAdvantages(oneStepEach([1, 0])).advantages;
   close(a[0]!, 0.999998);
   close(a[1]!, -0.999998);
 });
 
-test("a tied group gives exactly zeros and is counted: [5, 5], [1, 1] (§15.1, §15.2)", () => {
+test("a tied group gives exactly zeros and is counted: [5, 5], [1, 1]", () => {
   for (const R of [[5, 5], [1, 1], [0, 0, 0, 0, 0, 0, 0, 0]]) {
     const out = grpoAdvantages(oneStepEach(R));
     assert.ok(out.advantages.every((a) => Object.is(a, 0)), `${R}: ${out.advantages}`);
@@ -133,12 +134,12 @@ test("inconsistent episode returns within a trajectory are a ShapeError", () => 
   assert.throws(() => grpoAdvantages(bad), ShapeError);
 });
 
-test("discounted returns: r = [0, 0, 10], gamma 0.95 gives [9.025, 9.5, 10] (§15.1)", () => {
+test("discounted returns: r = [0, 0, 10], gamma 0.95 gives [9.025, 9.5, 10]", () => {
   const g = discountedReturns([0, 0, 10], 0.95);
   [9.025, 9.5, 10].forEach((e, i) => close(g[i]!, e, 1e-12));
 });
 
-test("tie probability p^8 + (1-p)^8: 0.272491 at 0.85, 0.663420 at 0.95 (§15.3, SEED-NOTES §1)", () => {
+test("tie probability p^8 + (1-p)^8: 0.272491 at 0.85, 0.663420 at 0.95", () => {
   close(tieProbability(0.85, 8), 0.272491);
   close(tieProbability(0.95, 8), 0.66342);
   assert.throws(() => tieProbability(1.5, 8), RangeError);
@@ -152,7 +153,7 @@ test("tie rate over seeded binary groups approaches p^N + (1-p)^N", () => {
   close(rate, 0.272491, 0.03);
 });
 
-test("GiGPO mean_norm, w = 1, gamma 0.95: A = (9.75, 5, -9.75, -5) (§15.3)", () => {
+test("GiGPO mean_norm, w = 1, gamma 0.95: A = (9.75, 5, -9.75, -5)", () => {
   // trajectory a: anchors (s0, s1), rewards (0, 10); trajectory b: anchors (s0, s2), rewards (0, 0)
   const ga = discountedReturns([0, 10], 0.95);
   const gb = discountedReturns([0, 0], 0.95);

@@ -1,5 +1,6 @@
 /**
- * "GRPO" outcome advantages (ALGORITHMS.md §1-§2): one scalar per step-sample, normalised within
+ * "GRPO" outcome advantages (Eq. (RL-Adv); verl's `compute_grpo_outcome_advantage`): one scalar per
+ * step-sample, normalised within
  * its group (the N trajectories of one task). No value model. Every choice that changes numbers
  * is an option, defaulting to the paper; the public reference scripts use `bessel`, `steps`,
  * `raw`. Departures, on purpose:
@@ -75,7 +76,8 @@ export type GroupAdvantages = {
 
 /**
  * Score of one step-sample: the episode return minus the invalid-action penalty of that step
- * (ALGORITHMS.md §1; c_inv = 0.1 for ALFWorld and WebShop, 0.01 for Search). Success metrics
+ * (verl-agent's `apply_invalid_action_penalty`; c_inv = 0.1 for ALFWorld and WebShop, 0.01 for
+ * Search in SEED's launchers). Success metrics
  * never see the penalty.
  */
 export function stepScore(episodeReturn: number, valid: boolean, penalty: number): number {
@@ -86,7 +88,7 @@ export function stepScore(episodeReturn: number, valid: boolean, penalty: number
  * The step-samples of a batch of trajectories, one per turn in trajectory order (in `full`
  * history mode each action segment is a turn, so both modes give the same samples): group =
  * `groupIndex`, trajectory = `groupIndex/memberIndex`, score = R(τ) − c_inv·(1 − valid).
- * @param invalidPenalty c_inv: 0.1 for ALFWorld and WebShop, 0.01 for Search (ALGORITHMS.md §1)
+ * @param invalidPenalty c_inv: 0.1 for ALFWorld and WebShop, 0.01 for Search (SEED's launchers)
  */
 export function stepSamplesOf(trajectories: readonly Trajectory[], invalidPenalty: number): AdvantageSample[] {
   return trajectories.flatMap((traj) =>

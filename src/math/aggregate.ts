@@ -1,5 +1,5 @@
 /**
- * Loss aggregation (ALGORITHMS.md §3): how per-token values x[t] become one number.
+ * Loss aggregation (the modes of verl's `agg_loss`): how per-token values x[t] become one number.
  *
  * All four modes are linear in x, so each is represented by its weights w[t] = d(value)/d(x[t]):
  * value = Σ_t w[t]·x[t]. A loss computes its per-token values and their derivatives with respect

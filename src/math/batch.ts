@@ -4,7 +4,7 @@
  * A mini-batch is a list of step-samples (one environment step = prompt + response; in `full`
  * history mode each action segment of an episode is one step-sample) flattened into per-token
  * arrays of length N. `segments[s]` says where step-sample s lies in those arrays. Per-token
- * arrays use the names of STYLE.md §4 (`policyLogprobs`, `oldLogprobs`, `referenceLogprobs`,
+ * arrays use the library's one set of names (`policyLogprobs`, `oldLogprobs`, `referenceLogprobs`,
  * `teacherLogprobs`, `lossMask`); per-sample fields (`skillValid`, the GRPO advantage before it
  * is broadcast) have length S. Nothing here knows about models, text or padding widths: the
  * trainer decides what the flat arrays hold (only the sampled tokens, or whole scored sequences

@@ -1,13 +1,14 @@
 /**
  * The gated on-policy distillation term: SEED's L_opd (paper Eq. 1) and SDAR's loss
- * (ALGORITHMS.md §7). One function serves four methods, which differ only in data and β:
+ * (`compute_sdar_loss`, `ZJU-REAL/SDAR:verl/trainer/ppo/sdar_utils.py`). One function serves four
+ * methods, which differ only in data and β:
  * - SEED: the trajectory's own on-policy skill as teacher context, β = 5, λ = 0.01;
  * - SDAR: a static library skill as teacher context, β = 5, λ = 0.01;
  * - OPSD (agentic): as SDAR with the RL term switched off (c_pg = 0 in the trainer);
  * - GRPO+OPSD: β = 0, so every gate is 0.5 (uniform self-imitation, not the original OPSD
  *   gradient −Δ·∇ℓ_θ, which is a JSD over the vocabulary and is not implemented here).
  * The teacher log-probs are inputs: whether they were scored `live` or `frozen` is the
- * trainer's schedule (ALGORITHMS.md §8), invisible to this function.
+ * trainer's schedule (`opd.teacherScoring`), invisible to this function.
  */
 import { aggregationWeights, defaultAggregation, weightedSum, type AggregationSpec } from "./aggregate.ts";
 import { segmentMask, validateBatch, type StepBatch, type TokenArray, type TokenLoss } from "./batch.ts";
@@ -35,7 +36,7 @@ export type OpdOptions = {
   readonly beta: number;
   /**
    * Denominator of the mean modes when some trajectories have no valid skill. `response`: the
-   * full response mask (ALGORITHMS.md §7; λ means the same as in the paper when every skill is
+   * full response mask (our default; λ means the same as in the paper when every skill is
    * valid, and the term shrinks when some fail). `active`: only tokens with a valid skill (the
    * reference code's product mask, which re-weights the survivors).
    * @default "response"
@@ -59,7 +60,8 @@ export type DistillationInput = {
   /** @default token-mean */
   readonly aggregation?: AggregationSpec;
   /**
-   * Stop-gradient quantities held fixed (for finite-difference checks, STYLE.md §8): `[N]` gates
+   * Stop-gradient quantities held fixed (for finite-difference checks, `testing/grad-check.ts`):
+   * `[N]` gates
    * computed from the unperturbed log-probs. Omitted in training, where they are computed here.
    */
   readonly detached?: { readonly gates?: TokenArray };

@@ -1,5 +1,5 @@
 /**
- * GiGPO advantages (ALGORITHMS.md §13; `ZJU-REAL/SDAR:gigpo/core_gigpo.py`): a GRPO-style episode
+ * GiGPO advantages (`ZJU-REAL/SDAR:gigpo/core_gigpo.py`): a GRPO-style episode
  * advantage plus a step advantage computed among the step-samples of one task that share an
  * identical anchor observation (the raw environment text). Exact-match anchors only; the
  * reference's optional similarity merge (SequenceMatcher ratio ≥ 0.95) is not implemented.

@@ -1,4 +1,4 @@
-// Every loss's gradient against central finite differences (STYLE.md §8), on seeded random
+// Every loss's gradient against central finite differences, on seeded random
 // inputs, under every aggregation mode. Stop-gradient quantities (the OPD gate) are computed once
 // from the unperturbed log-probs and held fixed, exactly as the analytic gradient holds them.
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// The paper's Appendix-A identities on the toy of SEED-NOTES.md §4 / ALGORITHMS.md §15.2.
+// The paper's Appendix-A identities on a four-token toy (pi, w, Q below), against values computed
+// independently in double precision.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {

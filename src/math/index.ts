@@ -1,6 +1,6 @@
 /**
  * The loss catalogue and statistics: pure functions of per-token log-probs of sampled tokens,
- * each returning its value, its gradient per log-prob and metrics (DESIGN.md §1). Imports only
+ * each returning its value, its gradient per log-prob and metrics. Imports only
  * `core/`.
  */
 export * from "./batch.ts";

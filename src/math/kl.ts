@@ -1,5 +1,6 @@
 /**
- * KL estimators on sampled tokens (ALGORITHMS.md §5; verl's `kl_penalty`), used as a loss term
+ * KL estimators on sampled tokens (verl's `kl_penalty`, `verl/trainer/ppo/core_algos.py`), used as
+ * a loss term
  * against the reference policy (the starting weights; for SEED the Stage-1 SFT checkpoint).
  * KL-in-reward is not offered. Upstream's `k3+` (k3 value, k2 gradient, straight-through) is
  * left out on purpose: its gradient is not the derivative of its value, so it would need its own

@@ -1,7 +1,7 @@
 /**
  * The loss catalogue by name, and the sum of weighted terms into one per-token weight array.
  * Every term shares one signature, `(LossInput, LossSettings) => TokenLoss`, so a method is data
- * (which terms, with which coefficients: ALGORITHMS.md §12), never a branch in the trainer:
+ * (which terms, with which coefficients: the table below), never a branch in the trainer:
  *
  * | method | terms (coefficient) |
  * |---|---|
@@ -14,7 +14,8 @@
  * | Stage-0 / Stage-1 SFT | nll (1) |
  *
  * A term with coefficient 0 is not computed, so its inputs (teacher log-probs for `opd`) may be
- * absent. Entropy is not in the catalogue: it needs the full vocabulary (ALGORITHMS.md §6).
+ * absent. Entropy is not in the catalogue: it needs the full vocabulary, which sampled-token
+ * log-probs do not carry.
  */
 import { defaultAggregation, type AggregationSpec } from "./aggregate.ts";
 import { validateBatch, type StepBatch, type TokenArray, type TokenLoss } from "./batch.ts";

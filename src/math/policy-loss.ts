@@ -1,5 +1,5 @@
 /**
- * The clipped policy-gradient surrogate with dual clip (ALGORITHMS.md §4; PPO's objective as
+ * The clipped policy-gradient surrogate with dual clip (PPO's objective as
  * verl's `compute_policy_loss` writes it). The paper writes the plain clipped objective; the
  * reference always applies the dual clip, and so do we by default (`dual: null` turns it off).
  * No value model, no entropy term (entropy needs the full vocabulary: it is not a function of

@@ -1,5 +1,5 @@
 /**
- * RLSD token advantages (ALGORITHMS.md §12; `ZJU-REAL/SDAR:verl/trainer/ppo/rlsd_utils.py`):
+ * RLSD token advantages (`ZJU-REAL/SDAR:verl/trainer/ppo/rlsd_utils.py`):
  * a privileged self-teacher rescales the GRPO advantage per token, the RL signal keeps the sign,
  * and the teacher's share decays to plain GRPO over K updates. Not a loss: the result replaces
  * the advantages fed to `clippedPolicyLoss`. The teacher is always scored once per update

@@ -1,5 +1,5 @@
 /**
- * The Skill-SD term (ALGORITHMS.md §12; `ZJU-REAL/SDAR:verl/trainer/ppo/skillsd_utils.py`):
+ * The Skill-SD term (`ZJU-REAL/SDAR:verl/trainer/ppo/skillsd_utils.py`):
  * a reverse-KL estimator between student and skill-conditioned teacher on the student's own
  * sample, weighted by an importance ratio that keeps its gradient. The Skill-SD paper writes its
  * skills from the agent's own trajectories; the reproduction (and our preset) uses the static

@@ -1,5 +1,5 @@
 /**
- * Statistics for reports and the questions the paper leaves open (SEED-NOTES.md §8): means,
+ * Statistics for reports and the questions the paper leaves open (docs/RESULTS.md §5): means,
  * standard deviations, 95% confidence intervals with Student's t (every paper number is one run;
  * our multi-seed tables have n = 3-5), Wilson intervals for success rates, seeded percentile
  * bootstrap, Pearson and Spearman correlation (gate value vs action value, Eq. 8).

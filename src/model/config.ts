@@ -123,7 +123,7 @@ const TINY: ModelConfig = {
 /**
  * Named shapes. `tiny`: tests (GQA and biases exercised, ~30k params). `tiny-qwen3`: the same with
  * Qwen3's q/k norms, no biases and a head size (12) other than dModel / nHeads. `embedded`: the
- * laptop-class default of DESIGN.md §5 (~2M params with a 2k vocab). `bench`: the engine
+ * laptop-class default (~2M params with a 2k vocab). `bench`: the engine
  * benchmark of issue 2 (4 layers, d 256, 4 heads, vocab 2048, SwiGLU at about 8/3 d rounded up to
  * a multiple of 64). `qwen2.5-0.5b`, `qwen3-1.7b`, `smollm2-135m`: the Hugging Face shapes, for
  * loading real checkpoints and the memory benchmarks.

@@ -1,5 +1,5 @@
 /**
- * The run directory, written and read here and nowhere else (STYLE.md §6):
+ * The run directory, written and read here and nowhere else:
  *
  *   <run>/config.json                    the resolved config (a rerun must resolve to the same one)
  *   <run>/metrics.jsonl                  one object per update (`update`, `success_rate`, `tie_rate`,

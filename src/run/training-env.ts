@@ -15,7 +15,7 @@ export type TrainingEnv = {
   readonly name: string;
   /** Step limit of an episode. */
   readonly maxSteps: number;
-  /** c_inv of ALGORITHMS.md §1. */
+  /** c_inv, the invalid-action penalty of a step (`stepScore` in `math/advantages.ts`). */
   readonly invalidPenalty: number;
   /** A fresh environment instance. */
   makeEnv(): Env;

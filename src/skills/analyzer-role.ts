@@ -1,7 +1,8 @@
 /**
  * The policy in its analyzer role, and the one prompt layout it is trained on and asked with.
  * The Stage-2 analyzer works only if its prompt is the Stage-1 SFT prompt token for token
- * (SEED-NOTES.md §9), so both stages build it here: the analyzer template of `skills/template.ts`
+ * (the authors' code, too, builds both with one function of `zhangdw156/SEED:seed/analysis.py`), so
+ * both stages build it here: the analyzer template of `skills/template.ts`
  * as one ChatML user turn, fitted to `maxContext − maxSkillTokens` by keeping the first third and
  * the last two thirds of the ids when too long (the outcome and the last steps sit at the end;
  * the instructions at the start). The reference truncates from the left instead, which cuts the

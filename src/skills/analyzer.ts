@@ -1,5 +1,5 @@
 /**
- * The analyzer contract (ALGORITHMS.md §10): a serialized trajectory in, one validated skill (or
+ * The analyzer contract: a serialized trajectory in, one validated skill (or
  * the reason there is none) out. Implementations: the rule-based hindsight analyzer (plays the
  * paper's external GLM in the embedded pipeline), the LLM analyzer over any `complete` function
  * (an OpenAI-compatible endpoint, or the policy itself in its Stage-2 analyzer role), and the

@@ -4,7 +4,7 @@ import { applySkill, episodeSkillBlock } from "./context.ts";
 import { alfworldRenderer } from "../agent/prompts/alfworld.ts";
 
 const SKILL = "Find the book first, take it, then put it on the sidetable.";
-// The block, byte for byte (ALGORITHMS.md §9 Variant A).
+// The block, byte for byte (Variant A, `zhangdw156/SEED:seed/prompting.py`).
 const BLOCK =
   "**Episode-Level Skill**\n" +
   "Refer to this episode-level skill when deciding what action to take in the current episode:\n" +

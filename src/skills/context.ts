@@ -1,5 +1,6 @@
 /**
- * The skill-context function H (ALGORITHMS.md §9, SEED-REFERENCE-CODE.md §3): a pure,
+ * The skill-context function H (the authors' `build_augmented_observation_text` in
+ * `zhangdw156/SEED:seed/prompting.py`, and SDAR's prepended block): a pure,
  * deterministic text transform applied to the prompt *text* before the chat template. It changes
  * the context only: the teacher sequence is the re-templated result followed by the student's
  * sampled ids, never re-encoded. H(x, "") = x. The block text and the task-line patterns are
@@ -7,7 +8,8 @@
  *
  * - `insert` (Variant A, SEED's default): the block goes after the first line holding a task
  *   pattern; without one, before the "Now it's your turn" anchor; without either, appended.
- * - `prepend` (Variant B, the SDAR family and Skill-GRPO): a privileged block before the text.
+ * - `prepend` (Variant B, the SDAR family and Skill-GRPO; `build_teacher_batch` in
+ *   `ZJU-REAL/SDAR:verl/trainer/ppo/rlsd_ray_trainer.py`): a privileged block before the text.
  *
  * In `full` history mode apply H to the first turn's text only (it holds the task line); later
  * turns append text without one, and `insert` would fall back to the anchor or the end.

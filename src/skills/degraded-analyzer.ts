@@ -1,5 +1,5 @@
 /**
- * A deliberately worse analyzer, for the analyzer ablation (SEED-NOTES.md §8, open question 3):
+ * A deliberately worse analyzer, for the analyzer ablation (docs/RESULTS.md §5, analyzer quality):
  * it wraps another analyzer and, for each trajectory with probability `rate`, replaces its valid
  * skill by one of three corruptions, drawn uniformly from `kinds`:
  * - `generic`: a content-free skill ("think carefully ...") from the library;

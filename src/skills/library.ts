@@ -1,7 +1,8 @@
 /**
  * The static skill library: general skills plus one skill per task type, for the baselines that
  * use retrieved rather than self-written skills (Skill-Prompt, Skill-GRPO, Skill-GRPO*, SDAR,
- * Skill-SD; ALGORITHMS.md §9 Variant B and §12). Retrieval is a plain lookup: ALFWorld by task
+ * Skill-SD; the static library of `ZJU-REAL/SDAR:verl/trainer/ppo/rlsd_utils.py`). Retrieval is a
+ * plain lookup: ALFWorld by task
  * type (from the task sentence, else the game path), the other environments by name. The text is
  * ours. Log the skill every sample saw: one public reproduction lost 8 points because only the
  * general skills were loaded (`ZJU-REAL/SDAR#35`).

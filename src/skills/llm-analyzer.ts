@@ -1,12 +1,14 @@
 /**
  * The LLM analyzer: the analyzer template sent to any text-completion function, with the
- * parse/repair/retry state machine of ALGORITHMS.md §10. The function is injected, so this file
+ * parse/repair/retry state machine of `jinyangwu/OPID:opid/analysis.py`. The function is injected,
+ * so this file
  * knows nothing of HTTP or of the policy: pass the OpenAI-compatible client's completion (Stage-1
  * external labeller) or a function that samples θ_old greedily on the templated prompt (the
  * Stage-2 analyzer role). Batched: every attempt sends all pending prompts in one call, so a
  * policy can sample them together; a single-prompt function is wrapped with bounded concurrency.
  *
- * The paper's Stage-2 path makes one greedy attempt with no retry (SEED-REFERENCE-CODE.md §2.4);
+ * The authors' Stage-2 path (`zhangdw156/SEED`, analysis backend `policy_vllm`) makes one greedy
+ * attempt with no retry;
  * set `attempts: 1` for that. The default of 2 is the reference's external-analyzer setting.
  */
 import { RemoteError } from "../core/errors.ts";

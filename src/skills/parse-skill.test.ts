@@ -1,4 +1,4 @@
-// Analyzer parse/repair fixtures (STYLE.md §8): fenced JSON, trailing commas, single quotes, two
+// Analyzer parse/repair fixtures: fenced JSON, trailing commas, single quotes, two
 // objects, garbage, and the validator's criteria.
 import { test } from "node:test";
 import assert from "node:assert/strict";

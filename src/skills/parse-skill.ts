@@ -1,6 +1,7 @@
 /**
- * Reading a skill out of an analyzer's answer: the parse/repair state machine of ALGORITHMS.md
- * §10 (after `jinyangwu/OPID:opid/analysis.py`, reimplemented) and the format validator.
+ * Reading a skill out of an analyzer's answer: the parse/repair state machine of
+ * `jinyangwu/OPID:opid/analysis.py` (reimplemented; the authors' `seed/analysis.py` parses alike)
+ * and the format validator.
  * Model text is untrusted: every function here is total and returns a `Result`, never throws.
  *
  * 1. candidates: the contents of fenced code blocks (optionally tagged json), then the whole text;

@@ -5,7 +5,8 @@
  * for the first mistake found in a fixed order of diagnoses (format, inadmissible commands, wrong
  * object, wrong place, missing heat/cool/clean, skipped lamp, object seen but not taken, closed
  * receptacles left unopened, loops, second object missing, then a generic plan). Deterministic.
- * It knows the command grammar and feedback sentences of ENVIRONMENTS.md §2.4-§2.6, nothing of
+ * It knows the command grammar and feedback sentences of TextWorld's ALFRED grammar and the task
+ * sentences of `alfworld/alfworld:alfworld/gen/goal_library.py`, nothing of
  * the game's hidden state.
  */
 import type { ParsedTrajectory, SerializedStep } from "./serialize.ts";
@@ -13,7 +14,7 @@ import type { ParsedTrajectory, SerializedStep } from "./serialize.ts";
 /** The six ALFWorld task types. */
 export type AlfworldTaskKind = "pick" | "look" | "clean" | "heat" | "cool" | "pick2";
 
-/** A task sentence read into its type, object and destination (ENVIRONMENTS.md §2.6). */
+/** A task sentence read into its type, object and destination (ALFWorld's `goal_library.py`). */
 export type AlfworldTask = { readonly kind: AlfworldTaskKind; readonly obj: string; readonly recep: string };
 
 const TASK_PATTERNS: ReadonlyArray<[RegExp, AlfworldTaskKind]> = [

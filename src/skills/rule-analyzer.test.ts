@@ -31,7 +31,7 @@ const skill = (t: SerializedTrajectory) => hindsightSkill(t.text);
 const ROOM = "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, you see a countertop 1, a drawer 1, a fridge 1, a microwave 1, and a sinkbasin 1.\n\nYour task is to: heat some egg and put it in countertop.";
 const HEAT = "heat some egg and put it in countertop.";
 
-test("ALFWorld task sentences of all six types are read (ENVIRONMENTS.md §2.6)", () => {
+test("ALFWorld task sentences of all six types are read (ALFWorld's goal_library.py)", () => {
   assert.deepEqual(parseAlfworldTask("put some book on sidetable."), { kind: "pick", obj: "book", recep: "sidetable" });
   assert.deepEqual(parseAlfworldTask("look at bowl under the desklamp."), { kind: "look", obj: "bowl", recep: "desklamp" });
   assert.deepEqual(parseAlfworldTask("clean some fork and put it in drawer."), { kind: "clean", obj: "fork", recep: "drawer" });

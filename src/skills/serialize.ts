@@ -1,5 +1,6 @@
 /**
- * The serialized trajectory x_τ the analyzer reads (ALGORITHMS.md §10 input): the task, then per
+ * The serialized trajectory x_τ the analyzer reads (the paper's Stage 1: every observation,
+ * action and reward, and the outcome): the task, then per
  * step its index, the raw environment observation the agent acted on (not the whole prompt), the
  * action, its validity, the step reward and the discounted return G_t (γ = 0.95, six decimals),
  * and finally the outcome. The same text is used by every analyzer (rule-based, LLM, the policy
@@ -21,7 +22,8 @@
  *     Outcome: success
  *
  * Departure from the reference code (which prints no rewards or returns and the full response
- * with its reasoning): we follow the paper and ALGORITHMS.md §10, and print the projected action
+ * with its reasoning): we follow the paper (rewards and the outcome shown), and print the projected
+ * action
  * by default (`action: "response"` prints the decoded response instead; fix one per run).
  * `readSerializedTrajectory` parses the text back: the rule-based analyzer reads only this text.
  */

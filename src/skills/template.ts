@@ -3,7 +3,8 @@
  * Stage-1 SFT data, the policy in its Stage-2 analyzer role) and the one answer format it writes.
  * Prompt, SFT target, retry prompt and format limits live in this one file so they cannot drift
  * apart: the paper's Stage-2 analyzer works only if its prompt is byte for byte the Stage-1 SFT
- * prompt (SEED-NOTES.md §9). The structure follows SEED-REFERENCE-CODE.md §2.2 (instruction, the
+ * prompt it was fine-tuned on. The structure follows the authors' analysis prompt
+ * (`zhangdw156/SEED:seed/analysis.py`: instruction, the
  * outcome-specific request, constraints, answer format, then the episode); the wording is ours.
  *
  * Deliberate difference from the reference: one field, `skill`, instead of `episode_summary` +
@@ -19,8 +20,9 @@ export const SKILL_KEY = "skill";
 export const SKILL_KEYS = [SKILL_KEY, "episode_skill"] as const;
 
 /**
- * What makes a skill valid (ALGORITHMS.md §10: parses, one skill, non-empty, within a length
- * bound). Documented criteria, all checked by `validateSkill`:
+ * What makes a skill valid (the paper keeps format-valid labels only and names no criteria;
+ * ours: it parses, one skill, non-empty, within a length bound). Documented criteria, all checked
+ * by `validateSkill`:
  * 1. the answer holds a JSON object (after repair) with a `skill` (or `episode_skill`) key;
  * 2. its value is one string (not a list, not an object);
  * 3. after trimming it has at least `minWords` whitespace-separated words and a letter;
@@ -88,7 +90,7 @@ export const RETRY_QUOTE_CHARS = 2000;
 
 /**
  * The retry prompt after an unusable answer: the original prompt, what was wrong, the end of the
- * bad answer and the exact answer shape (ALGORITHMS.md §10 step 5).
+ * bad answer and the exact answer shape (the retry of `jinyangwu/OPID:opid/analysis.py`).
  */
 export function retryPrompt(originalPrompt: string, problem: string, badAnswer: string): string {
   return [

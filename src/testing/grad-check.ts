@@ -1,5 +1,5 @@
 /**
- * Central finite-difference check of a loss's per-token gradient (STYLE.md §8): the one generic
+ * Central finite-difference check of a loss's per-token gradient: the one generic
  * test that protects the whole loss catalogue. Losses with stop-gradients (the gate, clamps, the
  * teacher) need one care: the probe must hold the detached quantities fixed, exactly as the
  * analytic gradient does. Compute them once from the unperturbed log-probs and close over them

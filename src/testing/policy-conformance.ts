@@ -1,5 +1,6 @@
 /**
- * The conformance suite every `Policy` runs (hono's `runTest` pattern, STYLE.md §1.4): one call
+ * The conformance suite every `Policy` runs (hono's `runTest` pattern,
+ * `honojs/hono:src/router/common.case.test.ts`): one call
  * registers node:test tests of the contract in `src/policy/policy.ts`.
  *
  * - `shapes`: at most `maxTokens` ids, one finite log-prob <= 0 per id, a stop token only last;

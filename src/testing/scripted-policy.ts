@@ -1,6 +1,6 @@
 /**
  * `ScriptedPolicy`: a test double that answers each sampling request with the next scripted
- * response (openai-agents-js's `ScriptedModel`, STYLE.md §1.4). It throws on a call beyond the
+ * response (openai-agents-js's `ScriptedModel`). It throws on a call beyond the
  * script, checks every scripted token against an action mask when one is given (so a mask bug
  * surfaces as a failed test), and `assertConsumed()` fails if script steps are left over.
  *

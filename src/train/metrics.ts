@@ -1,5 +1,6 @@
 /**
- * Per-update metrics: slash-namespaced diagnostics (STYLE.md §6) plus the flat keys the issue's
+ * Per-update metrics: slash-namespaced diagnostics (as TRL and verl name theirs) plus the flat keys
+ * the issue's
  * checks read (`update`, `success_rate`, `tie_rate`, `gate_mean`, `skill_valid_rate`, `seconds`).
  * Rollout statistics come from the trajectories; loss, gate and clip statistics from the terms.
  */

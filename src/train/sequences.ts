@@ -1,7 +1,8 @@
 /**
  * From trajectories to what the losses read: the scored sequences of an update (one per turn in
- * `window` mode, one per trajectory in `full` mode), their step-samples (one per turn, as
- * ALGORITHMS.md §0 defines them for both modes), and mini-batches in the flat `StepBatch` layout
+ * `window` mode, one per trajectory in `full` mode), their step-samples (one per turn in
+ * both modes: verl-agent trains one sample per environment step), and mini-batches in the flat
+ * `StepBatch` layout
  * of `math/` with helpers that move per-sequence arrays (old, reference, teacher log-probs) in
  * and per-sequence gradient weights out.
  *
@@ -59,7 +60,7 @@ export function buildSequences(trajectories: readonly Trajectory[]): UpdateSeque
 
 /**
  * The advantage inputs of every step-sample: group = the task's group index, trajectory = its
- * index, score = R(τ) − c_inv·(1 − valid) (ALGORITHMS.md §1), episode return R(τ).
+ * index, score = R(τ) − c_inv·(1 − valid) (`stepScore`), episode return R(τ).
  */
 export function advantageSamples(trajectories: readonly Trajectory[], samples: readonly StepSample[], invalidPenalty: number): AdvantageSample[] {
   return samples.map((s) => {

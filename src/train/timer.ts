@@ -1,5 +1,5 @@
 /**
- * Named, timed stages of one update (STYLE.md §7): `await timer.time("rollout", () => ...)`
+ * Named, timed stages of one update (docs/TRAINING.md §3): `await timer.time("rollout", () => ...)`
  * records wall-clock seconds per stage name, summed when a stage runs more than once (the live
  * teacher pass of every mini-batch). `drain()` returns the seconds and resets the timer.
  */

@@ -1,5 +1,5 @@
 /**
- * The trainer: the cadence around `runUpdate` (STYLE.md §7): for each update run it, append its
+ * The trainer: the cadence around `runUpdate` (docs/TRAINING.md §3): for each update run it, append its
  * metrics, checkpoint when due. The run directory's format is `run/run-dir.ts`'s and
  * `run/checkpoint.ts`'s. The trainer talks to a `TrainablePolicy` only, loaded from a directory
  * by `loadTrainablePolicy` (policy/load.ts), so another implementation (a remote trainer) plugs

@@ -3,7 +3,7 @@
  * Eq. (SEED) for SEED and the plan's terms for every other method (docs/PAPER.md):
  *
  *   rollout    θ_old (the current weights: nothing has stepped yet) plays N episodes per task
- *   advantage  GRPO advantages per step-sample; score = R(τ) − c_inv·(1 − valid) (ALGORITHMS.md §1-§2)
+ *   advantage  GRPO advantages per step-sample; score = R(τ) − c_inv·(1 − valid) (Eq. (RL-Adv))
  *   analyze    the teacher skill per trajectory: θ_old's analyzer role (SEED), a library, or none
  *   teacher    H(h, s) rebuilt per sequence, sampled ids untouched
  *   score      ℓ_old (θ_old), ℓ_ref (start), ℓ_T (θ_old, `frozen` schedule / RLSD) — before any step

@@ -1,5 +1,6 @@
 /**
- * ALFWorld prompts (ENVIRONMENTS.md §1.3): the first step shows the full reset text (banner and
+ * ALFWorld prompts (the field order of verl-agent's `agent_system/environments/prompts/`): the
+ * first step shows the full reset text (banner and
  * task included) and the admissible commands; later steps add the task line, the step counter,
  * the last k `[Observation n: ..., Action n: ...]` lines and the current observation. The
  * admissible list is rendered as verl-agent renders it (**exact**): every command but `help`,

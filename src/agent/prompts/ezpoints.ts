@@ -1,5 +1,6 @@
 /**
- * EZPoints prompts for the text port (ENVIRONMENTS.md §1.3, §6): the cards (the environment's
+ * EZPoints prompts for the text port (the field order of verl-agent's
+ * `agent_system/environments/prompts/`): the cards (the environment's
  * observation text), the goal, the card and formula rules, the reward rule, and the required
  * JSON answer with `thoughts` then `action`. No history (k = 0 in the launchers), no tags, so no
  * action mask. Wording is ours.

@@ -52,7 +52,7 @@ test("every prompt carries a task anchor and the turn anchor the skill function 
   }
 });
 
-test("WebShop: observations keep the parts after the instruction, single-quoted (§3.7)", () => {
+test("WebShop: observations keep the parts after the instruction, single-quoted, as verl-agent reformats them", () => {
   assert.equal(reformatWebshopObservation(observations.webshop.text, I), "'Search'");
   const results = `Instruction: [SEP] ${I} [SEP] Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] B09GKFNQWT`;
   assert.equal(reformatWebshopObservation(results, I), "'Back to Search' [SEP] 'Page 1 (Total results: 50)' [SEP] 'Next >' [SEP] 'B09GKFNQWT'");

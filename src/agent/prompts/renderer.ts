@@ -5,7 +5,7 @@
  *
  * Every prompt carries one of the anchors the skill function H looks for (a line containing
  * `Your task is to:`, `Your question:` or `Your goal is to`, and the phrase `Now it's your turn`),
- * so a skill can be inserted after the task line (SEED-REFERENCE-CODE.md §3.2).
+ * so a skill can be inserted after the task line (the patterns of the authors' `seed/prompting.py`).
  */
 import type { Observation } from "../../envs/env.ts";
 import type { HistoryRecord } from "../history.ts";
@@ -51,7 +51,7 @@ export interface PromptRenderer {
   maskEntries(observation: Observation): readonly MaskEntry[] | undefined;
 }
 
-/** Closing instruction of the tag-protocol environments (our wording of §1.3). */
+/** Closing instruction of the tag-protocol environments (our wording of verl-agent's). */
 export function tagInstruction(what: string): string {
   return (
     "Now it's your turn to act.\n" +

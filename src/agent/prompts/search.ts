@@ -1,5 +1,6 @@
 /**
- * Search-QA prompts (ENVIRONMENTS.md §1.3, §4.2): role and question, then (after the first step)
+ * Search-QA prompts (the field order of verl-agent's `agent_system/environments/prompts/`): role
+ * and question, then (after the first step)
  * the step counter and the last k records `Step n:<search>q</search> <information>...</information>`
  * (**exact** record format), then the closing instruction: reason in `<think>`, then exactly one
  * `<search>` query or one short `<answer>`. There is no admissible list and no action mask.

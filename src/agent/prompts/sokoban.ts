@@ -1,5 +1,6 @@
 /**
- * Sokoban prompts for the text port (ENVIRONMENTS.md §1.3, §5): role, the legend of the seven
+ * Sokoban prompts for the text port (the field order of verl-agent's
+ * `agent_system/environments/prompts/`): role, the legend of the seven
  * grid symbols, the goal, the rules (push only, walls block, corners are traps), the current
  * grid, the four moves and the closing instruction; history variants add the step counter and
  * the last k `[Observation n: '<grid>', Action n: 'Up']` lines. Wording is ours.

@@ -1,5 +1,6 @@
 /**
- * WebShop prompts (ENVIRONMENTS.md §1.3, §3.7): role and task lines, the step counter and the
+ * WebShop prompts (the field order of verl-agent's `agent_system/environments/prompts/`): role and
+ * task lines, the step counter and the
  * last k observation/action lines, the current observation reformatted as verl-agent does
  * (the parts after the instruction, each single-quoted, joined by ` [SEP] `), and the available
  * actions one per line as `'<action>',` between a `[` line and a `]` line (**exact**). A history
@@ -16,7 +17,7 @@ const ROLE = "You are an autonomous shopping agent browsing the WebShop website 
 export const WEBSHOP_HISTORY_CHAR_LIMIT = 20_000;
 
 /**
- * verl-agent's observation reformatting (§3.7): keep the ` [SEP] ` parts after the part equal to
+ * verl-agent's observation reformatting: keep the ` [SEP] ` parts after the part equal to
  * the task, each wrapped in single quotes; the raw text when the task is not found.
  */
 export function reformatWebshopObservation(text: string, task: string): string {

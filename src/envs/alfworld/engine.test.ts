@@ -1,7 +1,7 @@
 /**
  * Protocol tests on named real games. Every expected string below was written by hand from
- * ENVIRONMENTS.md §2 (numbering rule of §2.3 applied to the game's receptacle ids, list rule
- * of §2.4), not captured from the engine.
+ * the protocol (ALFWorld's `Demangler` numbering applied to the game's receptacle ids, TextWorld's
+ * list rule), not captured from the engine.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -49,7 +49,7 @@ test("demangling: first id in sort order gets the highest number; basin joins th
   assert.equal(names.get("agent1"), "agent1");
 });
 
-test("Book-329: opening observation and the walkthrough's feedback (ENVIRONMENTS §7.1)", { skip }, () => {
+test("Book-329: opening observation and the walkthrough's feedback", { skip }, () => {
   const env = new AlfworldEnv();
   const obs = env.reset(task("valid_seen", "pick_and_place_simple-Book-None-SideTable-329"), 0);
   assert.equal(obs.text,
@@ -70,7 +70,7 @@ test("Book-329: opening observation and the walkthrough's feedback (ENVIRONMENTS
   assert.throws(() => env.step("look"), EnvStateError);
 });
 
-test("Apple-14: closed receptacles, shared locations, cooling (ENVIRONMENTS §7.1)", { skip }, () => {
+test("Apple-14: closed receptacles, shared locations, cooling", { skip }, () => {
   const env = new AlfworldEnv();
   const obs = env.reset(task("valid_seen", "pick_cool_then_place_in_recep-Apple-None-CounterTop-14"), 0);
   assert.equal(obs.text,

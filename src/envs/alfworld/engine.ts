@@ -1,6 +1,7 @@
 /**
  * The ALFWorld game engine: the Alfred PDDL domain of the game files (the "move" protocol,
- * ENVIRONMENTS.md §2.5) hard-coded over typed arrays, with TextWorld's feedback text. It knows
+ * as TextWorld's PDDL engine grounds it) hard-coded over typed arrays, with TextWorld's feedback
+ * text. It knows
  * nothing of rewards, step limits or episodes; `env.ts` wraps it in the `Env` protocol.
  *
  * Faithfulness notes: a command is applied only if it equals an admissible command exactly;

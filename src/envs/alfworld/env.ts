@@ -1,5 +1,6 @@
 /**
- * ALFWorld as an `Env` (ENVIRONMENTS.md §1.2, §2.7): the engine plus the wrapper's rules —
+ * ALFWorld as an `Env` (verl-agent's `env_package/alfworld/envs.py`): the engine plus the wrapper's
+ * rules —
  * reward 10 on the winning step, `done` when won or after `maxSteps` (30) steps of any kind,
  * `EnvStateError` when stepped after the end. The reset seed is unused: an ALFWorld game is
  * deterministic (generated games carry their own seed in the task).

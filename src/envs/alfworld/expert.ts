@@ -4,7 +4,7 @@
  * learned from training games (`priors.ts`). It never reads the walkthrough or the game's
  * hidden state, so its demonstrations are imitable by a student.
  *
- * Subgoal machine per task type (after ALFWorld's handcoded expert, ENVIRONMENTS.md §2.9):
+ * Subgoal machine per task type (after ALFWorld's `agents/expert/handcoded_expert_tw.py`):
  * find the object (known locations first, then unexplored receptacles ranked by prior per
  * step), take it, [heat/cool/clean it at an appliance], find a receptacle of the target class,
  * open it if needed, move the object there; Look: find and take the object, then find the lamp

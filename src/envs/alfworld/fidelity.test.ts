@@ -1,5 +1,5 @@
 /**
- * Fidelity on every shipped game (ENVIRONMENTS.md §7.1): 140 + 134 evaluation games and the
+ * Fidelity on every shipped game: 140 + 134 evaluation games and the
  * 3,553 training games (archive extracted once into a temp dir). For each game: the walkthrough
  * replays to a win exactly on its last command, every command admissible when sent; the task
  * sentence is one of its type's two templates with obj/recep from the directory name; the first

@@ -1,5 +1,6 @@
 /**
- * Display names of ALFWorld entities (ENVIRONMENTS.md §2.3, exact): ids are sorted by code
+ * Display names of ALFWorld entities (exact; ALFWorld's `Demangler`,
+ * `alfworld/agents/utils/misc.py`): ids are sorted by code
  * point, grouped by base name (the text before the first `_bar_`, plus `basin` when the id
  * contains `basin` anywhere), and numbered from the top of each group's pool, so the first id in
  * sort order gets the highest number. Ids without `_bar_` keep their text.

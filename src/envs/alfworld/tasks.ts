@@ -1,6 +1,8 @@
 /**
  * ALFWorld task types: names, the directory-name convention of the game files, per-type
- * buckets for metrics, and the two task sentences of each type (ENVIRONMENTS.md §2.1, §2.6).
+ * buckets for metrics, and the two task sentences of each type
+ * (`alfworld/alfworld:alfworld/data/README.md`,
+ * `alfworld/gen/goal_library.py`).
  */
 
 /** The six task types, in the order the paper's tables use. */

@@ -1,5 +1,5 @@
 /**
- * The text of the ALFWorld protocol, byte for byte (ENVIRONMENTS.md §2.4, TextWorld's ALFRED
+ * The text of the ALFWorld protocol, byte for byte (TextWorld's ALFRED
  * grammar in the "move" version). Pure functions of names and flags; the engine decides what
  * to say, this file only says it. Shared by real and generated games.
  */

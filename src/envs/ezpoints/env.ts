@@ -1,8 +1,9 @@
 /**
  * The EZPoints environment, text port of gym-cards `EZPoints-v0` with verl-agent/SEED rewards
- * (ENVIRONMENTS.md §6). The agent appends one token per step (`1`..`10`, `+`, `*`) and ends with
+ * (`RL4VLM/RL4VLM:gym-cards/gym_cards/envs/ezpoints.py`). The agent appends one token per step
+ * (`1`..`10`, `+`, `*`) and ends with
  * `=`, which pays +10 iff the formula is 12 and both cards were used. Penalties are 0, not the
- * original −1 (§6.3): an unavailable number or an unknown action is a no-op. The image of the
+ * original −1: an unavailable number or an unknown action is a no-op. The image of the
  * original is replaced by a text observation (cards in words, formula without spaces).
  */
 import { DataError, EnvStateError } from "../../core/errors.ts";

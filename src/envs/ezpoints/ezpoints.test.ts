@@ -1,4 +1,4 @@
-// EZPoints: hands, formula evaluation with Python's rules, the step rules of ENVIRONMENTS.md §6
+// EZPoints: hands, formula evaluation with Python's rules, the step rules of gym-cards
 // (verl-agent rewards), the expert, and the shared conformance suite.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
  * EZPoints formulas: the tokens are joined without spaces and evaluated as a Python integer
- * expression (ENVIRONMENTS.md §6.2). Only what the 13 actions can write is supported: decimal
+ * expression, as gym-cards evaluates it. Only what the 13 actions can write is supported: decimal
  * numbers (adjacent number tokens concatenate: `1`,`2` is 12), binary `+` and `*`, unary `+`,
  * and `**` (power, right-associative, binding tighter than unary plus on its left and allowing
  * it on its right, as in Python). Anything else is a syntax error, returned as `undefined`.

@@ -1,5 +1,5 @@
 /**
- * EZPoints hands (gym-cards `ezpoints.py`, ENVIRONMENTS.md §6.1): two cards whose values can make
+ * EZPoints hands (gym-cards `ezpoints.py`): two cards whose values can make
  * 12 with one `+` or one `*`. Cards are named suit + rank symbol (`ST` is the ten of spades);
  * A = 1, 2..9, T = 10, J/Q/K = 10. Generated hands never hold an ace; hands given explicitly may.
  */

@@ -1,10 +1,10 @@
-// EM scoring (ENVIRONMENTS.md §4.5, §7.3): Search-R1's normalisation on the spec's examples and
+// EM scoring (Search-R1's `qa_em.py`): its normalisation on worked examples and
 // on the answer formats of the shipped QA sets (NQ: lists of aliases; the others: strings).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { exactMatch, extractAnswer, normalizeAnswer, substringMatch } from "./em.ts";
 
-test("normalizeAnswer matches Search-R1 on the spec's examples", () => {
+test("normalizeAnswer matches Search-R1 on worked examples", () => {
   const cases: [string, string][] = [
     ["The Beatles!", "beatles"],
     ["14 December 1972 UTC", "14 december 1972 utc"],

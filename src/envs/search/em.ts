@@ -1,5 +1,5 @@
 /**
- * Exact-match scoring of Search-R1 (`verl/utils/reward_score/qa_em.py`, ENVIRONMENTS.md §4.5):
+ * Exact-match scoring of Search-R1 (`PeterGriffinJin/Search-R1:verl/utils/reward_score/qa_em.py`):
  * lower-case, delete ASCII punctuation, replace the articles a/an/the with a space, collapse
  * whitespace; a prediction scores 1 iff it equals some normalised gold answer. Word boundaries
  * and whitespace follow Python's Unicode rules, not JavaScript's ASCII `\b`.

@@ -1,9 +1,11 @@
 /**
- * The Search-QA environment, verl-agent's version of the Search-R1 protocol (ENVIRONMENTS.md
- * §4.2): the reset observation is the question; an action is what the agent layer extracted,
+ * The Search-QA environment, verl-agent's version of the Search-R1 protocol
+ * (`PeterGriffinJin/Search-R1`): the reset observation is the question; an action is what the agent
+ * layer extracted,
  * `<search>query</search>`, `<answer>text</answer>` or anything else (invalid). A search returns
- * the top 3 passages as `<information>…</information>` (§4.4); an answer ends the episode with
- * reward EM ∈ {0, 1} (§4.5); an invalid action returns an empty observation (or Search-R1's fixed
+ * the top 3 passages as `<information>…</information>` (`information.ts`); an answer ends the
+ * episode with
+ * reward EM ∈ {0, 1} (`em.ts`); an invalid action returns an empty observation (or Search-R1's fixed
  * "My previous action is invalid…" text in that style). Every step counts: the 4th ends the
  * episode, and as in verl-agent's search env a search on that last turn is not executed (the
  * episode ends with no information). With a remote retriever, await `prepare(action)` before

@@ -1,5 +1,5 @@
 /**
- * The `<information>` text a search returns (ENVIRONMENTS.md §4.4, **exact**), in both styles:
+ * The `<information>` text a search returns (**exact**), in both styles:
  * verl-agent (what SEED trains with; `Doc i: contents` per passage inside Python-`json.dumps`ed
  * `{"result": ...}`) and Search-R1 (`Doc i(Title: "t") text` per passage). Both are returned
  * trimmed, as the vectorised wrappers keep them.

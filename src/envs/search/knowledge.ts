@@ -1,5 +1,6 @@
 /**
- * A synthetic knowledge base for Search-QA with a from-scratch model (ENVIRONMENTS.md §8): made-up
+ * A synthetic knowledge base for Search-QA with a from-scratch model (the shipped wiki-18 passages do
+ * not hold the answers): made-up
  * countries, cities, people, companies and books with facts; one passage per entity in the wiki-18
  * format (`"Title"\ntext`); and questions in NQ / HotpotQA style built from those facts, one-hop
  * ("Who founded Velmora Works?") and two-hop ("Where was the founder of Velmora Works born?"),

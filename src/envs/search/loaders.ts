@@ -1,5 +1,5 @@
 /**
- * Loaders for the Search-QA question sets (ENVIRONMENTS.md §0.1, §4.1): the JSON lists of
+ * Loaders for the Search-QA question sets: the JSON lists of
  * `{"question", "answer": string | string[]}` (NQ, HotpotQA, MuSiQue, 2Wiki, Bamboogle) and
  * FlashRAG/Search-R1 JSONL rows `{"id", "question", "golden_answers": [...]}`. Questions are
  * normalised as Search-R1 does (trimmed, `?` appended when missing); gold answers always become

@@ -1,7 +1,8 @@
 /**
  * JSON text exactly as Python's `json.dumps` writes it with its defaults (`ensure_ascii=True`,
- * separators `", "` and `": "`), which the verl-agent information text embeds (ENVIRONMENTS.md
- * §4.4): every character outside printable ASCII becomes `\uXXXX` (lower-case hex, surrogate
+ * separators `", "` and `": "`), which the verl-agent information text embeds
+ * (`information.ts`): every character outside printable ASCII becomes `\uXXXX` (lower-case hex,
+ * surrogate
  * pairs as two escapes), and `\n`, `\r`, `\t`, `\b`, `\f`, `"`, `\\` use their short escapes.
  * Numbers are written as Python floats (`1.0`, `1e-05`); only strings, finite numbers, booleans,
  * null, arrays and plain objects; not a general encoder.

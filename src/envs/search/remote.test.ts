@@ -1,5 +1,5 @@
 // The HTTP retriever client against our own server in a separate process
-// (`node bin/seed.js retrieve serve`), as ENVIRONMENTS.md §7.3 and issue 3 ask: the Search-R1
+// (`node bin/seed.js retrieve serve`), as issue 3 asks: the Search-R1
 // response shape, coalesced prefetches, SearchEnv over HTTP via prepare(), and clear errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";

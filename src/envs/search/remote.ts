@@ -1,5 +1,5 @@
 /**
- * A client for a retrieval server with Search-R1's `/retrieve` API (ENVIRONMENTS.md §4.3), e.g.
+ * A client for a retrieval server with Search-R1's `/retrieve` API, e.g.
  * Search-R1's own E5 server or `seed retrieve serve`.
  *
  * `Env.step` is synchronous, HTTP is not. The design: the rollout awaits `env.prepare(action)`

@@ -1,5 +1,5 @@
 /**
- * Retrievers for Search-QA, in the shape of Search-R1's `/retrieve` API (ENVIRONMENTS.md §4.3):
+ * Retrievers for Search-QA, in the shape of Search-R1's `/retrieve` API:
  * a list of queries in, one ranked list of `{ document: { id, contents }, score }` per query out.
  * `Bm25Retriever` is the in-process one over a Search-R1 JSONL corpus; `RemoteRetriever`
  * (remote.ts) speaks the API over HTTP. Upstream's E5 dense index is not reproduced: BM25 stands

@@ -1,5 +1,5 @@
-// Search-QA: information text byte for byte (§4.4), BM25 over wiki-18, the loaders of the five
-// QA sets (§7.3), the environment's turn protocol, the synthetic knowledge base, the expert and
+// Search-QA: information text byte for byte, BM25 over wiki-18, the loaders of the five
+// QA sets, the environment's turn protocol, the synthetic knowledge base, the expert and
 // the shared conformance suite. Tests that read ../shared/data skip, with a reason, without it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -66,7 +66,7 @@ test("the five QA sets load with their counts; NQ answers are lists, the others 
   assert.equal(nq[0]!.id, "nq/0");
   assert.equal(exactMatch("December 1972", (nq[0]!.payload as SearchPayload).answers), 1, "any NQ alias scores");
   assert.equal((nq[0]!.payload as SearchPayload).question, "when was the last time anyone was on the moon?");
-  // The file holds ids test_0..test_16: 17 rows, although its name and §0.1 say 16.
+  // The file holds ids test_0..test_16: 17 rows, although its name says 16.
   const flash = loadQaSet(join(DATA, "flashrag_nq_sample16.jsonl"));
   assert.equal(flash.length, 17);
   assert.deepEqual((flash[0]!.payload as SearchPayload).answers, ["Wilhelm Conrad R\u00f6ntgen"]);

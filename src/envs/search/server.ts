@@ -1,5 +1,5 @@
 /**
- * An HTTP retrieval server with Search-R1's `/retrieve` API (ENVIRONMENTS.md §4.3) over any
+ * An HTTP retrieval server with Search-R1's `/retrieve` API over any
  * synchronous `Retriever`, on node:http. `POST /retrieve` accepts Search-R1's batched body
  * `{"queries": [...], "topk": 3, "return_scores": true}` and verl-agent's `{"query": "..."}`
  * and answers `{"result": [[{"document": {"id", "contents"}, "score"}, ...], ...]}` (bare

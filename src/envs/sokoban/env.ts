@@ -1,6 +1,6 @@
 /**
- * The Sokoban environment (gym-sokoban dynamics and rewards, verl-agent text mode; ENVIRONMENTS.md
- * §5): 6x6 rooms with one box by default, actions `up`/`down`/`left`/`right` (push actions: walk,
+ * The Sokoban environment (gym-sokoban dynamics and rewards, verl-agent text mode):
+ * 6x6 rooms with one box by default, actions `up`/`down`/`left`/`right` (push actions: walk,
  * or push a box into a free cell), `still` and any unknown string are action 0: grid unchanged,
  * −0.1, and not counted toward the 15-step limit. Rewards: −0.1 per step, +1 when a box lands on
  * a target, −1 when one leaves, +10 when all are on targets. The observation is the text grid.

@@ -1,6 +1,6 @@
 /**
  * Level generation by random walk and reverse play, after gym-sokoban's `room_utils.py` with
- * verl-agent's additions (ENVIRONMENTS.md §5.2): carve a room with a random walk of 3x3 masks,
+ * verl-agent's additions: carve a room with a random walk of 3x3 masks,
  * place the player and the targets, start from the solved state and play backwards (the player
  * may pull a box it walks away from), keep the reachable state that maximises
  * pulls × Σ box-to-target Manhattan distance with every box off its target, then let the player

@@ -1,6 +1,7 @@
 /**
  * Sokoban grids with gym-sokoban's cell codes and verl-agent's text rendering
- * (ENVIRONMENTS.md §5.1). A level is two row-major grids: `fixed` (0 wall, 1 floor, 2 target)
+ * (verl-agent's `env_package/sokoban/sokoban/env.py`). A level is two row-major grids: `fixed` (0
+ * wall, 1 floor, 2 target)
  * and `state` (0 wall, 1 floor, 2 empty target, 3 box on target, 4 box, 5 player); the player on
  * a target is stored as 5 and rendered as 6, as upstream does.
  */

@@ -1,5 +1,5 @@
-// Sokoban: generated levels obey ENVIRONMENTS.md §7.4, the dynamics and rewards of §5.3, the
-// exact text cells of §5.1, frozen regression levels, the BFS expert, and the conformance suite.
+// Sokoban: generated levels are well formed and solvable, gym-sokoban's dynamics and rewards,
+// verl-agent's exact text cells, frozen regression levels, the BFS expert, and the conformance suite.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DataError } from "../../core/errors.ts";

@@ -1,4 +1,4 @@
-// Loading rules (ENVIRONMENTS.md §3.1), Python text behaviours, goal rules (§3.2, §7.2), the
+// Loading rules (upstream `load_products`), Python text behaviours, goal rules (`goal.py`), the
 // generator and the split layout.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * WebShop's product loading rules (ENVIRONMENTS.md §3.1, upstream `engine.py: load_products`):
+ * WebShop's product loading rules (upstream `web_agent_site/engine/engine.py: load_products`):
  * skip bad and duplicate ASINs, rename fields, parse price strings into numbers and a price tag,
  * lower-case options, attach attributes, and draw one actual price per ranged product. Works
  * on parsed JSON; reading files is `data-files.ts`. Malformed records raise `DataError` naming

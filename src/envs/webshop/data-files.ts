@@ -1,5 +1,5 @@
 /**
- * Readers for the real WebShop files (ENVIRONMENTS.md §0.1): the product catalogue
+ * Readers for the real WebShop files: the product catalogue
  * (`items_shuffle_1000.json` or any file of the same schema), the annotated human instructions
  * (`items_human_ins.json`), the attribute/instruction file upstream calls `items_ins_v2*.json`
  * (not shipped; accepted when a user has it), the 12,087 plain human instructions

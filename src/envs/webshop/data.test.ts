@@ -1,4 +1,4 @@
-// The real WebShop files in ../shared/data/webshop (ENVIRONMENTS.md §0.1, §7.2): the 1,000-product
+// The real WebShop files in ../shared/data/webshop: the 1,000-product
 // catalogue loads with the cleaning rules and is searchable, the human files parse with the
 // documented counts, and a shop over them works with the expert.
 import { test } from "node:test";

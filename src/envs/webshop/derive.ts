@@ -1,6 +1,6 @@
 /**
  * Synthetic instructions for catalogue products that come without one (the real 1,000-product
- * file: upstream's `items_ins_v2_1000.json` is not available, ENVIRONMENTS.md §8). For each
+ * file: upstream's `items_ins_v2_1000.json` is not available). For each
  * product, up to two attribute phrases of a fixed lexicon found as whole words in its title
  * (first), bullets or description become the goal attributes, and the instruction reads
  * "<opener> <article> <attributes> <product query>". Products where no phrase occurs get no

@@ -1,5 +1,5 @@
-// The WebShop environment: action parsing, page transitions and clickables (ENVIRONMENTS.md
-// §3.4), rewards and success (§1.2), step limit and state errors, on a hand-built shop.
+// The WebShop environment: action parsing, page transitions and clickables (upstream
+// `web_agent_text_env.py`), rewards and success, step limit and state errors, on a hand-built shop.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DataError, EnvStateError } from "../../core/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * The WebShop environment in text mode (ENVIRONMENTS.md §3): a shopping session over a `Shop`,
+ * The WebShop environment in text mode (`princeton-nlp/WebShop`): a shopping session over a `Shop`,
  * stepping with `search[keywords]` / `click[target]` exactly as `web_agent_text_env.py` parses
  * and dispatches them, observations rendered by `pages.ts`, the verl-agent available-actions
  * list, the purchase score of `reward.ts`, and the SEED wrapper's reward (10 iff the score is

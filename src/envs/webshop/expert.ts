@@ -1,5 +1,5 @@
 /**
- * The WebShop expert (ENVIRONMENTS.md §8: search the goal's words, click the goal's product,
+ * The WebShop expert (search the goal's words, click the goal's product,
  * choose the goal's options, buy) and the random action of its noisy mode. The expert knows the
  * goal from the task (its product's title and option values) and reads everything else from the
  * observation, so it re-plans after any random action: on the search page it searches, on a

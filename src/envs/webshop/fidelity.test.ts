@@ -1,5 +1,5 @@
-// Fidelity of the page text against the benchmark's own pages (ENVIRONMENTS.md §3.3, §7.2): the
-// four shipped HTML fixtures flatten to the spec's strings, and the renderer fed the same
+// Fidelity of the page text against the benchmark's own pages (upstream `convert_html_to_text`): the
+// four shipped HTML fixtures flatten to the expected strings, and the renderer fed the same
 // product content produces exactly the flattened text and clickables.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -38,7 +38,7 @@ function fixtureItem(description: string, bullets: string[]): Product {
   })])[0]!;
 }
 
-test("results fixture flattens to the spec's form, with buttons then ASINs as clickables", () => {
+test("results fixture flattens to the expected form, with buttons then ASINs as clickables", () => {
   const page = flattenHtml(read("mock_parse_results_ws.html"));
   assert.ok(page.text.startsWith(`Instruction: [SEP] ${I} [SEP] Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] B09GKFNQWT [SEP] BinGoDug Men's Basketball Shoes, `), page.text.slice(0, 300));
   assert.ok(page.text.includes(" [SEP] $24.49 to $39.99 [SEP] B09BFY2R3R [SEP] "));
@@ -48,7 +48,7 @@ test("results fixture flattens to the spec's form, with buttons then ASINs as cl
   assert.equal(page.hasSearchBar, false);
 });
 
-test("item fixture flattens exactly to the spec's string and clickables", () => {
+test("item fixture flattens exactly to the expected string and clickables", () => {
   const page = flattenHtml(read("mock_parse_item_page_ws.html"));
   assert.equal(page.text, `Instruction: [SEP] ${I} [SEP] Back to Search [SEP] < Prev [SEP] color [SEP] black [SEP] purple [SEP] red [SEP] size [SEP] 6.5 [SEP] 7.5 [SEP] 8 [SEP] 8.5 [SEP] 9 [SEP] ${TITLE} [SEP] Price: $100.0 [SEP] Rating: N.A. [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now`);
   assert.deepEqual(page.clickables, ["back to search", "< prev", "description", "features", "reviews", "buy now", "black", "purple", "red", "6.5", "7.5", "8", "8.5", "9"]);

@@ -1,5 +1,5 @@
 /**
- * A seeded generator of WebShop catalogues in the real raw schema (§3.1: `asin`, `name`,
+ * A seeded generator of WebShop catalogues in the real raw schema (`asin`, `name`,
  * `full_description`, `small_description`, `pricing` strings with `$` and ranges,
  * `customization_options` with `value` entries, `›` categories, five categories), plus one
  * synthetic instruction per product naming one or two of its attributes (the role of upstream's

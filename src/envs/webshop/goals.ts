@@ -1,5 +1,5 @@
 /**
- * WebShop goals (ENVIRONMENTS.md §3.2, upstream `goal.py`): the price clause, synthetic goals
+ * WebShop goals (upstream `web_agent_site/engine/goal.py`): the price clause, synthetic goals
  * (one per option combination of a product that has an instruction), human goals (one per
  * annotated human instruction), the fixed shuffle, and the fixed splits. Every draw is seeded:
  * the price clause of a product by (seed, ASIN), the shuffle by one seed (233, as upstream;

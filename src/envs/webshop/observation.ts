@@ -1,6 +1,7 @@
 /**
- * The verl-agent reformatting of WebShop observations for prompts and history (ENVIRONMENTS.md
- * §3.7): keep only the `[SEP]` parts after the part equal to the task (the instruction), each
+ * The verl-agent reformatting of WebShop observations for prompts and history
+ * (verl-agent's WebShop wrapper): keep only the `[SEP]` parts after the part equal to the task (the
+ * instruction), each
  * wrapped in single quotes. The environment itself always returns the benchmark's raw text;
  * the agent layer applies this when it builds prompts.
  */

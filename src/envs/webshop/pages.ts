@@ -1,8 +1,9 @@
 /**
  * The five WebShop pages (search, results, item, item sub-page, done) rendered straight to the
- * text the benchmark's text mode derives from their HTML (ENVIRONMENTS.md §3.3 **exact**): the
+ * text the benchmark's text mode derives from their HTML (**exact**, upstream
+ * `convert_html_to_text(simple=True)`): the
  * page's text nodes in document order, each stripped, joined by `" [SEP] "`. Each page also
- * lists its clickables (§3.4) in the order `get_available_actions` finds them: `.btn` buttons,
+ * lists its clickables in the order `get_available_actions` finds them: `.btn` buttons,
  * then `.product-link` ASINs, then option radio values. No HTML is produced; `html-text.ts`
  * flattens real HTML so tests can check these strings against the benchmark's own pages.
  */

@@ -1,4 +1,4 @@
-// The purchase score (ENVIRONMENTS.md §3.6, §7.2): fuzzy matching, colour normalisation, type,
+// The purchase score (upstream `get_reward`): fuzzy matching, colour normalisation, type,
 // attribute, option and price factors on hand-built products.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * WebShop's purchase score (ENVIRONMENTS.md §3.6, upstream `goal.py: get_reward`):
+ * WebShop's purchase score (upstream `web_agent_site/engine/goal.py: get_reward`):
  *   score = (attributes matched + options matched + [price <= limit]) / (|attrs| + |options| + 1) · r_type.
  * Option matching follows upstream exactly by default: a synthetic goal's options are a dict
  * whose `.items()` upstream passes on, so each goal option compared is the `(name, value)` tuple,

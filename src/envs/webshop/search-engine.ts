@@ -1,5 +1,6 @@
 /**
- * WebShop's product search (ENVIRONMENTS.md §3.5): one document per product,
+ * WebShop's product search (upstream `search_engine/convert_product_file_format.py`): one document
+ * per product,
  * `lower(Title + ' ' + Description + ' ' + BulletPoints[0] + ' ' + option_text)`, indexed and
  * ranked as Pyserini 0.17 (Lucene 8.11) does by `../text/lucene-bm25.ts` with Lucene's analysis
  * (`../text/lucene-analyzer.ts`): quantised length norms, single-precision BM25 (k1 = 0.9,

@@ -1,7 +1,8 @@
 /**
  * WebShop data types: the raw product record of the benchmark's catalogue files
- * (ENVIRONMENTS.md §3.1), the cleaned product the engine works with, and the shopping goal
- * (§3.2). Plain data only: loading rules live in `catalog.ts`, goal rules in `goals.ts`.
+ * (the fields upstream's `load_products` reads), the cleaned product the engine works with, and the
+ * shopping goal
+ * (upstream `goal.py`). Plain data only: loading rules live in `catalog.ts`, goal rules in `goals.ts`.
  */
 
 /** One option entry of a raw product (`customization_options.Color[i]`). */
@@ -39,7 +40,7 @@ export type OptionGroup = {
   readonly values: readonly string[];
 };
 
-/** A product after WebShop's loading rules (§3.1). Field names follow the benchmark's keys. */
+/** A product after WebShop's loading rules (`load_products`). Field names follow the benchmark's keys. */
 export type Product = {
   readonly asin: string;
   /** `name` of the raw record; the type reward tags its nouns. */
@@ -71,7 +72,8 @@ export type Product = {
 export type GoalSource = "synthetic" | "human";
 
 /**
- * A shopping goal (§3.2): the instruction the agent sees and what the reward compares against.
+ * A shopping goal (upstream `goal.py`): the instruction the agent sees and what the reward compares
+ * against.
  * `goalOptions` holds option values (synthetic goals: one per option group, in sorted name
  * order; human goals: the annotated `instruction_options`).
  */

@@ -1,5 +1,5 @@
 /**
- * Stage 1: hindsight-skill SFT (SEED-NOTES.md §2, SEED-REFERENCE-CODE.md §8).
+ * Stage 1: hindsight-skill SFT (the paper's Stage 1; the authors' `zhangdw156/SEED:scripts/sft/`).
  *
  *   collect   M tasks × K0 rollouts of the base policy (paper: 180 × 8), full history, T = 0.4
  *   label     an external analyzer reads each serialized trajectory and its outcome: the rule-based
