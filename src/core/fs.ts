@@ -6,12 +6,15 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { DataError } from "./errors.ts";
 
-/** How `readJsonFile` reports a file it cannot read, or whose text is not JSON. */
+/**
+ * How `readJsonFile` reports a file it cannot read, or whose text is not JSON. `reason` is the
+ * error code (else the message) or the parser's message; `cause` the error thrown.
+ */
 export type JsonErrors = {
   /** @default a `DataError` "cannot read <path>: <code>" */
-  readonly unreadable?: (path: string, reason: string) => Error;
+  readonly unreadable?: (path: string, reason: string, cause: unknown) => Error;
   /** @default a `DataError` "<path>: not valid JSON (<parser message>)" */
-  readonly invalid?: (path: string, reason: string) => Error;
+  readonly invalid?: (path: string, reason: string, cause: unknown) => Error;
 };
 
 /** The parsed contents of a JSON file; a missing, unreadable or malformed file is one clear error. */
@@ -21,13 +24,13 @@ export function readJsonFile(path: string, errors: JsonErrors = {}): unknown {
     text = readFileSync(path, "utf8");
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw errors.unreadable?.(path, reason) ?? new DataError(`cannot read ${path}: ${reason}`);
+    throw errors.unreadable?.(path, reason, e) ?? new DataError(`cannot read ${path}: ${reason}`);
   }
   try {
     return JSON.parse(text);
   } catch (e) {
     const reason = (e as Error).message;
-    throw errors.invalid?.(path, reason) ?? new DataError(`${path}: not valid JSON (${reason})`);
+    throw errors.invalid?.(path, reason, e) ?? new DataError(`${path}: not valid JSON (${reason})`);
   }
 }
 

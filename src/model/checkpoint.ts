@@ -15,12 +15,14 @@
  * Loading checks the format version and every tensor's shape against config.json, and names the
  * file in every error. Not here: what the trainer puts in `extra` (it is opaque JSON to us).
  */
-import { existsSync, fsyncSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CheckpointError, ConfigError } from "../core/errors.ts";
+import { fsyncPath } from "../core/fs.ts";
 import type { RngState } from "../core/rng.ts";
 import { fromHfConfig, toHfConfig, type ComputeDtype, type ModelConfig } from "./config.ts";
 import { GLOBAL_NAMES, ParamStore, paramSpecs, type TensorSpec } from "./params.ts";
+import { readModelJson } from "./read-json.ts";
 import { readSafetensors, readSafetensorsHeader, writeSafetensors, type TensorInfo } from "./safetensors.ts";
 import { loadTokenizer, tokenizerJsonText } from "./tokenizer/hf-json.ts";
 import type { BpeTokenizer } from "./tokenizer/bpe.ts";
@@ -66,15 +68,6 @@ export type CheckpointToSave = {
   readonly optimizer?: OptimizerState;
   readonly state?: CheckpointState;
 };
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function writeFileSynced(path: string, text: string): void {
   writeFileSync(path, text);
@@ -131,20 +124,6 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointToSave): void {
   }
 }
 
-function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CheckpointError(path, `cannot read: ${(e as Error).message}`, { cause: e });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new CheckpointError(path, `not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-}
-
 /** Tensors some real checkpoints carry that are not parameters (recomputed buffers). */
 function isIgnorable(name: string, config: ModelConfig): boolean {
   return name.endsWith("rotary_emb.inv_freq") || (config.tiedEmbeddings && name === GLOBAL_NAMES.lmHead);
@@ -160,7 +139,7 @@ function weightFiles(dir: string): Map<string, string[]> {
   const index = join(dir, "model.safetensors.index.json");
   if (existsSync(single)) return new Map([[single, [...readSafetensorsHeader(single).tensors.keys()]]]);
   if (!existsSync(index)) throw new CheckpointError(dir, "has neither model.safetensors nor model.safetensors.index.json");
-  const json = readJsonFile(index) as { weight_map?: unknown };
+  const json = readModelJson(index) as { weight_map?: unknown };
   const map = json?.weight_map;
   if (typeof map !== "object" || map === null || Array.isArray(map)) throw new CheckpointError(index, "has no weight_map object");
   const files = new Map<string, string[]>();
@@ -223,7 +202,7 @@ function isRngState(x: unknown): x is RngState {
 }
 
 function loadState(path: string): CheckpointState {
-  const json = readJsonFile(path);
+  const json = readModelJson(path);
   if (typeof json !== "object" || json === null) throw new CheckpointError(path, "is not a JSON object");
   const j = json as Record<string, unknown>;
   const version = j["formatVersion"];
@@ -256,7 +235,7 @@ export function loadCheckpoint(dir: string, options: LoadOptions = {}): Checkpoi
   const configPath = join(dir, "config.json");
   let config: ModelConfig;
   try {
-    config = fromHfConfig(readJsonFile(configPath), options.dtype === undefined ? {} : { dtype: options.dtype });
+    config = fromHfConfig(readModelJson(configPath), options.dtype === undefined ? {} : { dtype: options.dtype });
   } catch (e) {
     if (e instanceof ConfigError) throw new CheckpointError(configPath, e.message.replaceAll("\n", "; "), { cause: e });
     throw e;

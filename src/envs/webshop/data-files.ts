@@ -6,25 +6,18 @@
  * (`human_goals.json`) and the instruction → human queries map (`goal_query_map.json`).
  * Every problem is a `DataError` naming the file. Nothing here is needed by the defaults.
  */
-import { readFileSync } from "node:fs";
 import { DataError } from "../../core/errors.ts";
+import { readJsonFile as readJsonWith } from "../../core/fs.ts";
 import { cleanProducts, type CleanOptions } from "./catalog.ts";
 import type { HumanInstruction, ProductInstruction } from "./goals.ts";
 import type { Product } from "./types.ts";
 
-/** Read and parse a JSON file. */
+/** Read and parse a JSON file; a problem is a `DataError` naming the file. */
 export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new DataError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new DataError(`${path}: not valid JSON (${(e as Error).message})`, { cause: e });
-  }
+  return readJsonWith(path, {
+    unreadable: (p, reason, cause) => new DataError(`${p}: cannot read (${reason})`, { cause }),
+    invalid: (p, reason, cause) => new DataError(`${p}: not valid JSON (${reason})`, { cause }),
+  });
 }
 
 function isStringList(v: unknown): v is string[] {

@@ -10,11 +10,12 @@
  * `lstrip`, `rstrip` and `single_word` are read but not applied (Qwen2 sets none of them).
  * Post-processors that add BOS tokens are ignored: `encode` never adds tokens.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CheckpointError } from "../../core/errors.ts";
 import { BpeTokenizer, type AddedToken, type BpeSpec } from "./bpe.ts";
 import { GPT2_PATTERN } from "./pretokenize.ts";
+import { readModelJson } from "../read-json.ts";
 
 type Json = Record<string, unknown>;
 
@@ -145,30 +146,16 @@ export function tokenizerFromHfJson(json: unknown, source: string, eosToken?: st
   return new BpeTokenizer(spec, source);
 }
 
-function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CheckpointError(path, `cannot read: ${(e as Error).message}`, { cause: e });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new CheckpointError(path, `not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-}
-
 /**
  * Loads a `tokenizer.json`. When a `tokenizer_config.json` sits next to it, its `eos_token`
  * chooses the end-of-sequence id (as Transformers does); otherwise see `BpeSpec.eosToken`.
  */
 export function loadTokenizer(path: string): BpeTokenizer {
-  const json = readJson(path);
+  const json = readModelJson(path);
   const configPath = join(dirname(path), "tokenizer_config.json");
   let eos: string | undefined;
   if (existsSync(configPath)) {
-    const cfg = readJson(configPath);
+    const cfg = readModelJson(configPath);
     const e = isObject(cfg) ? cfg["eos_token"] : undefined;
     if (typeof e === "string") eos = e;
     else if (isObject(e) && typeof e["content"] === "string") eos = e["content"];
