@@ -18,7 +18,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, SeedError } from "../core/errors.ts";
 import { Progress } from "../core/progress.ts";
-import { EmbeddedPolicy } from "../policy/embedded.ts";
+import { loadTrainablePolicy } from "../policy/load.ts";
+import type { Policy } from "../policy/policy.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { planMethod } from "../config/method.ts";
 import { ensureBase } from "../train/pretrain/base.ts";
@@ -157,7 +158,7 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
   const decoding = specDecoding(spec, config);
   const existing = readEvals(plan.runDir);
   const evaluated: string[] = [];
-  let loaded: EmbeddedPolicy | null = null;
+  let loaded: Policy | null = null;
   for (const split of spec.eval.splits) {
     const countAll = options.evalCount ?? spec.eval.count;
     const real = split.startsWith("real:");
@@ -168,7 +169,7 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
     const settings = { decoding, count, data, seed: options.evalSeed ?? 0, update: policy.update };
     const old = existing[split];
     if (old !== undefined && JSON.stringify(old["settings"]) === JSON.stringify(settings)) continue;
-    loaded ??= await EmbeddedPolicy.load(policy.dir);
+    loaded ??= await loadTrainablePolicy(policy.dir);
     const suite = { ...evalSuite(config, real ? split.slice(5) : split, { data, ...(count > 0 ? { count } : {}) }), split };
     const bar = new Progress(`eval ${plan.arm.name} s${plan.seed} ${split}`, suite.tasks.length, { silent: quiet });
     let shown = 0;
@@ -181,7 +182,7 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
     const path = join(plan.runDir, "analysis", "gate-value.json");
     const prior = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { update?: number }) : null;
     if (prior?.update !== policy.update) {
-      loaded ??= await EmbeddedPolicy.load(policy.dir);
+      loaded ??= await loadTrainablePolicy(policy.dir);
       log(`gate-value analysis ${plan.arm.name} s${plan.seed}`);
       const report = await gateValueAnalysis(loaded, config, { ...options.gateValue, seed: plan.seed });
       mkdirSync(join(plan.runDir, "analysis"), { recursive: true });
