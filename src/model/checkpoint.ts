@@ -18,6 +18,7 @@
 import { existsSync, fsyncSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CheckpointError, ConfigError } from "../core/errors.ts";
+import { assertReplaceable, type OwnedLayout } from "../core/fs.ts";
 import type { RngState } from "../core/rng.ts";
 import { fromHfConfig, toHfConfig, type ComputeDtype, type ModelConfig } from "./config.ts";
 import { GLOBAL_NAMES, ParamStore, paramSpecs, type TensorSpec } from "./params.ts";
@@ -83,11 +84,37 @@ function writeFileSynced(path: string, text: string): void {
 
 let tempCounter = 0;
 
+/** A checkpoint folder seed wrote: only these entries, and a state.json with a format version. */
+export const CHECKPOINT_LAYOUT: OwnedLayout = {
+  what: "a checkpoint",
+  names: ["config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors", "state.json"],
+  isSignature: (dir) => {
+    try {
+      const j = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { formatVersion?: unknown };
+      return typeof j?.formatVersion === "number";
+    } catch {
+      return false;
+    }
+  },
+};
+
 /**
- * Writes a checkpoint atomically into `dir` (replacing an existing checkpoint there).
+ * Throws a one-line `UsageError` unless `dir` may receive a checkpoint: absent, empty, or a
+ * checkpoint seed wrote. A Hugging Face model folder, a user's folder or a file is refused, never
+ * replaced. `label` names the option in the message.
+ */
+export function assertCheckpointTarget(dir: string, label = "checkpoint folder"): void {
+  assertReplaceable(dir, CHECKPOINT_LAYOUT, label);
+}
+
+/**
+ * Writes a checkpoint atomically into `dir`, replacing an existing checkpoint there only when
+ * seed wrote it (`assertCheckpointTarget`).
+ * @throws UsageError when `dir` is a file or a folder seed did not write
  * @throws CheckpointError on I/O failure (the temporary directory is removed)
  */
 export function saveCheckpoint(dir: string, ckpt: CheckpointToSave): void {
+  assertCheckpointTarget(dir);
   const target = resolve(dir);
   const parent = dirname(target);
   const tag = `${process.pid}-${Date.now()}-${tempCounter++}`;
