@@ -64,6 +64,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.error(`seed ${name}: ${e.message}`);
       return 2;
     }
+    // A system error that no command turned into a SeedError (a full disk, a file that vanished,
+    // a permission): its message names the path and the cause; a stack trace would not help.
+    const sys = e as NodeJS.ErrnoException;
+    if (typeof sys?.code === "string" && typeof sys.syscall === "string") {
+      console.error(`seed ${name}: ${sys.message.split("\n")[0]}`);
+      return 1;
+    }
     throw e;
   }
 }

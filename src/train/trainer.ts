@@ -76,7 +76,16 @@ export type TrainResult = {
 export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
   const runDir = resolve(options.runDir);
   const plan = planMethod(config, options.catalogue);
-  claimRunDir(runDir, config);
+  // One writer per run directory: a second `train` on it fails here, naming the first.
+  const lock = claimRunDir(runDir, config);
+  try {
+    return await trainLocked(config, options, runDir, plan);
+  } finally {
+    lock.release();
+  }
+}
+
+async function trainLocked(config: SeedConfig, options: TrainOptions, runDir: string, plan: ReturnType<typeof planMethod>): Promise<TrainResult> {
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
