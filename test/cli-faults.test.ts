@@ -70,3 +70,33 @@ test("a garbled run config.json (eval), trainer.json (report) and a model.safete
   mkdirSync(weights);
   oneLine(seed("eval", "--checkpoint", folder, "--episodes", "1"), /^seed eval: .*policy\/model\.safetensors: is a folder, not a safetensors file$/);
 });
+
+function flipBit(path: string): void {
+  const b = readFileSync(path);
+  b[b.length - 7] = b[b.length - 7]! ^ 0x10;
+  writeFileSync(path, b);
+}
+
+test("a corrupt newest checkpoint is skipped with a warning; the resumed run ends bit-identical to one resumed from a sound checkpoint", () => {
+  assert.ok(existsSync(join(run, "checkpoints", "update-000002")), "needs the run of the first test");
+  const clean = join(root, "resume-clean"), broken = join(root, "resume-broken");
+  cpSync(run, clean, { recursive: true });
+  cpSync(run, broken, { recursive: true });
+  flipBit(join(broken, "checkpoints", "update-000002", "policy", "model.safetensors"));
+  const args = ["train", "--quick", "--quiet", "--cache-dir", cache, "--run.updates=3", "--json"];
+  const a = seed(...args, "--run-dir", clean);
+  assert.equal(a.status, 0, a.stderr);
+  assert.equal(JSON.parse(a.stdout).resumed_from, 2);
+  const b = seed(...args, "--run-dir", broken);
+  assert.equal(b.status, 0, b.stderr);
+  assert.equal(JSON.parse(b.stdout).resumed_from, 1);
+  assert.match(b.stderr, /^\[seed\] WARNING: resuming from .*update-000001 \(update 1\): skipped the corrupt checkpoint .*update-000002 \(.*update-000002\/policy\/model\.safetensors: is corrupt: its SHA-256 is/m);
+  for (const f of ["model.safetensors", "optimizer.safetensors"]) {
+    assert.ok(readFileSync(join(clean, "checkpoints", "update-000003", "policy", f)).equals(readFileSync(join(broken, "checkpoints", "update-000003", "policy", f))), f);
+  }
+  // When no checkpoint loads, the run stops with one line instead of silently starting over.
+  const none = join(root, "resume-none");
+  cpSync(run, none, { recursive: true });
+  for (const u of ["update-000001", "update-000002"]) flipBit(join(none, "checkpoints", u, "policy", "model.safetensors"));
+  oneLine(seed(...args, "--run-dir", none), /^seed train: no checkpoint of .*resume-none loads \(skipped the corrupt checkpoint .*update-000002 .*; skipped the corrupt checkpoint .*update-000001 .*\); move its checkpoints\/ folder aside to start over$/);
+});
