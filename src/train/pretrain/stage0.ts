@@ -35,6 +35,9 @@ import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
 
+/** What a stage report records of the config it was built with. */
+export type StageSettings = { readonly env: SeedConfig["env"]; readonly rollout: SeedConfig["rollout"] };
+
 /** The Stage-0 report (`stage0.json`). */
 export type Stage0Report = {
   readonly episodes: number;
@@ -71,6 +74,11 @@ export type Stage0Report = {
   /** Actions the shift was measured on. */
   readonly shiftActions: number;
   readonly seconds: number;
+  /**
+   * The environment and rollout settings the agent was built with, so that evaluating or serving
+   * this model acts as it was trained (`eval/agent-settings.ts`). Absent in older reports.
+   */
+  readonly settings: StageSettings;
 };
 
 /** Options of `runStage0`. */
@@ -152,6 +160,7 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
     bc,
     ...evalReport,
     seconds: (performance.now() - t0) / 1000,
+    settings: { env: config.env, rollout: config.rollout },
   };
   writeStageOutput(options.outDir, (tmp) => {
     saveCheckpoint(join(tmp, "model"), { config: modelConfig, params: policy.params, tokenizer });

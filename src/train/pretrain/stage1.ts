@@ -33,7 +33,7 @@ import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
-import { playCorpus, STAGE_OUTPUT, writeStageOutput } from "./stage0.ts";
+import { playCorpus, STAGE_OUTPUT, writeStageOutput, type StageSettings } from "./stage0.ts";
 import { assertReplaceable } from "../../core/fs.ts";
 import { encodeDemo } from "./demos.ts";
 
@@ -63,6 +63,11 @@ export type Stage1Report = {
   readonly baseSkillValidRate: number;
   readonly labelMetrics: Record<string, number>;
   readonly seconds: number;
+  /**
+   * The environment and rollout settings the agent was built with, so that evaluating or serving
+   * this model acts as it was trained (`eval/agent-settings.ts`). Absent in older reports.
+   */
+  readonly settings: StageSettings;
 };
 
 /** Options of `runStage1`. */
@@ -166,6 +171,7 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
     baseSkillValidRate: validRate(base),
     labelMetrics: analysisMetrics(analyses),
     seconds: (performance.now() - t0) / 1000,
+    settings: { env: config.env, rollout: config.rollout },
   };
   writeStageOutput(options.outDir, (tmp) => {
     saveCheckpoint(join(tmp, "model"), { config: policy.config, params: policy.params, tokenizer: policy.tokenizer });
