@@ -7,11 +7,13 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { TEST_CACHE } from "./train-helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "seed-cli-faults-"));
 test.after(() => rmSync(root, { recursive: true, force: true }));
 const bin = resolve(import.meta.dirname, "../bin/seed.js");
-const cache = join(root, "cache");
+// The quick Stage-0/1 bases every training test shares (built once per machine).
+const cache = TEST_CACHE;
 const seed = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: root });
 
 function oneLine(r: ReturnType<typeof seed>, pattern: RegExp, status = 2): void {
