@@ -4,8 +4,12 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 
-/** `util.parseArgs` in strict mode, with its errors turned into `UsageError`s. */
+/**
+ * `util.parseArgs` in strict mode, with its errors turned into one-line `UsageError`s; an unknown
+ * option names the closest known one ("unknown option --quik (did you mean --quick?)").
+ */
 export function parseOptions<T extends ParseArgsConfig["options"]>(
   argv: readonly string[],
   options: T,
@@ -14,7 +18,14 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    const err = e as NodeJS.ErrnoException;
+    const unknown = err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /Unknown option '([^']+)'/.exec(err.message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const name = unknown.replace(/^--?/, "").split("=")[0]!;
+      throw new UsageError(`unknown option ${unknown}${didYouMean(name, Object.keys(options ?? {}), (c) => `--${c}`)}; see --help`);
+    }
+    // Node's own wording, first sentence only (the rest is advice about '--' that rarely applies).
+    throw new UsageError(err.message.split("\n")[0]!.replace(/\. To specify a positional argument.*$/, ""));
   }
 }
 

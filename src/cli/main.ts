@@ -4,6 +4,7 @@
  * (never a stack trace for a user mistake).
  */
 import { SeedError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 
 /** A top-level command: `run` gets the arguments after the command name, returns an exit code. */
 export type Command = {
@@ -42,9 +43,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(usage());
     return name === undefined ? 2 : 0;
   }
-  const entry = COMMANDS[name];
-  if (entry === undefined) {
-    console.error(`seed: unknown command '${name}'\n\n${usage()}`);
+  // Own keys only: `seed constructor` must not find Object.prototype.constructor.
+  if (!Object.hasOwn(COMMANDS, name)) {
+    console.error(`seed: unknown command '${name}'${didYouMean(name, Object.keys(COMMANDS))}; 'seed --help' lists the commands`);
     return 2;
   }
   try {
@@ -63,6 +64,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (e instanceof SeedError) {
       console.error(`seed ${name}: ${e.message}`);
       return 2;
+    }
+    // A system error that no command turned into a SeedError (a full disk, a file that vanished,
+    // a permission): its message names the path and the cause; a stack trace would not help.
+    const sys = e as NodeJS.ErrnoException;
+    if (typeof sys?.code === "string" && typeof sys.syscall === "string") {
+      console.error(`seed ${name}: ${sys.message.split("\n")[0]}`);
+      return 1;
     }
     throw e;
   }

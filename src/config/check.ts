@@ -3,6 +3,8 @@
  * values outside their choices or ranges, missing keys, and cross-field rules. Every issue is
  * collected with its dotted path; nothing stops at the first one (docs/TRAINING.md §2).
  */
+import { totalmem } from "node:os";
+import { getHeapStatistics } from "node:v8";
 import type { ConfigIssue } from "../core/errors.ts";
 import { defaultConfig, OPTION_VALUES, type SeedConfig } from "./config.ts";
 import { builtinCatalogue, readsTeacher, type MethodCatalogue } from "./method.ts";
@@ -114,12 +116,56 @@ export function crossFieldIssues(c: SeedConfig, catalogue: MethodCatalogue = bui
   return issues;
 }
 
-/** All issues of a complete candidate config: shape, missing keys, cross-field rules. */
+/** All issues of a complete candidate config: shape, missing keys, cross-field rules, memory. */
 export function validateConfig(candidate: unknown, catalogue: MethodCatalogue = builtinCatalogue): ConfigIssue[] {
   const issues = shapeIssues(candidate, defaultConfig, "", catalogue);
   issues.push(...missingKeys(candidate, defaultConfig, ""));
   if (issues.length > 0) return issues;
-  return crossFieldIssues(candidate as SeedConfig, catalogue);
+  return [...crossFieldIssues(candidate as SeedConfig, catalogue), ...memoryIssues(candidate as SeedConfig)];
+}
+
+/** One size-driven share of memory: the key to lower, what it counts, and a lower bound in bytes. */
+export type MemoryTerm = { readonly path: string; readonly what: string; readonly bytes: number; readonly pool: "heap" | "total" };
+
+/**
+ * Lower bounds of the memory that a config's sizes imply, per phase (the phases do not overlap).
+ * Deliberately low (measured: an ALFWorld episode's environment is about 3.3 KB after reset, a
+ * generated game about 8 KB; a turn keeps its texts, ids and log-probs), so only a size that
+ * cannot fit is refused: groupSize 1e8 is caught before it runs out of memory, never a real run.
+ */
+export function memoryEstimate(c: SeedConfig): MemoryTerm[] {
+  const steps = c.env.maxSteps > 0 ? c.env.maxSteps : 50;
+  const perEpisode = 2048 + steps * (512 + 12 * c.rollout.maxActionTokens);
+  const rolloutPath = c.rollout.groupSize >= c.rollout.tasksPerUpdate ? "rollout.groupSize" : "rollout.tasksPerUpdate";
+  const episodes = c.rollout.tasksPerUpdate * c.rollout.groupSize;
+  const d = Math.max(c.stage0.dModel, 64), layers = Math.max(c.stage0.layers, 1);
+  // Weights, gradients and AdamW's two moments, f32 each.
+  const params = c.stage0.vocabSize * d + layers * 12 * d * d;
+  const terms: MemoryTerm[] = [
+    { path: rolloutPath, what: `${c.rollout.tasksPerUpdate} tasks x ${c.rollout.groupSize} members = ${episodes} episodes played at once (${steps} steps of up to ${c.rollout.maxActionTokens} tokens)`, bytes: episodes * perEpisode, pool: "heap" },
+    { path: "stage0.games", what: `${c.stage0.games} games x ${c.stage0.episodesPerGame} Stage-0 demonstrations`, bytes: c.stage0.games * c.stage0.episodesPerGame * perEpisode, pool: "heap" },
+    { path: "stage1.tasks", what: `${c.stage1.tasks} tasks x ${c.stage1.rollouts} Stage-1 rollouts`, bytes: c.stage1.tasks * c.stage1.rollouts * perEpisode, pool: "heap" },
+    { path: c.stage0.vocabSize * d >= layers * 12 * d * d ? "stage0.vocabSize" : c.stage0.layers >= d ? "stage0.layers" : "stage0.dModel", what: `a model of at least ${params.toExponential(2)} parameters (weights, gradients, AdamW moments)`, bytes: 16 * params, pool: "total" },
+  ];
+  if (c.env.data === "") terms.push({ path: "env.generatedTasks", what: `${c.env.generatedTasks} generated tasks`, bytes: 4096 * c.env.generatedTasks, pool: "heap" });
+  return terms;
+}
+
+/** The memory a process may use: the JS heap limit (`--max-old-space-size`) and the machine's RAM. */
+export type MemoryLimits = { readonly heap: number; readonly total: number };
+
+function gib(bytes: number): string {
+  return `${(bytes / 2 ** 30).toPrecision(3)} GiB`;
+}
+
+/** Issues for the sizes whose memory lower bound (`memoryEstimate`) exceeds the limits. */
+export function memoryIssues(c: SeedConfig, limits: MemoryLimits = { heap: getHeapStatistics().heap_size_limit, total: totalmem() }): ConfigIssue[] {
+  return memoryEstimate(c).flatMap((t) => {
+    const limit = t.pool === "heap" ? limits.heap : limits.total;
+    if (t.bytes <= limit) return [];
+    const where = t.pool === "heap" ? `the JS heap limit of ${gib(limit)} (node --max-old-space-size raises it)` : `this machine's ${gib(limit)} of memory`;
+    return [{ path: t.path, message: `${t.what} need at least ${gib(t.bytes)}, more than ${where}; lower it` }];
+  });
 }
 
 function missingKeys(candidate: unknown, reference: unknown, path: string): ConfigIssue[] {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError } from "../core/errors.ts";
-import { shapeIssues, validateConfig } from "./check.ts";
+import { memoryEstimate, memoryIssues, shapeIssues, validateConfig } from "./check.ts";
 import { defaultConfig } from "./config.ts";
 import { describeMethod, planMethod } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
@@ -117,4 +117,27 @@ test("the rendered formula follows overrides (it is never stored, so it cannot g
   assert.match(f(["--opd.teacherScoring=frozen"]), /scored frozen$/);
   assert.match(f(["--skills.refreshEvery=0"]), /analyzer\(θ_0, τ\)/);
   assert.equal(planMethod(resolveConfig({ preset: "seed", overrides: ["--opd.coef=0"] })).teacher, null);
+});
+
+test("sizes whose memory cannot fit are refused with the key, the estimate and the limit (issue 11 item 7)", () => {
+  const big = (o: string) => {
+    try {
+      resolveConfig({ preset: "seed", quick: true, overrides: [o] });
+    } catch (e) {
+      assert.ok(e instanceof ConfigError);
+      return e.message;
+    }
+    assert.fail(`${o} was accepted`);
+  };
+  assert.match(big("--rollout.groupSize=1e8"), /^rollout\.groupSize: \d+ tasks x 100000000 members = \d+ episodes played at once .* need at least [\d.e+]+ GiB, more than the JS heap limit of [\d.]+ GiB \(node --max-old-space-size raises it\); lower it$/);
+  assert.match(big("--rollout.tasksPerUpdate=1e9"), /^rollout\.tasksPerUpdate: 1000000000 tasks x/);
+  assert.match(big("--env.generatedTasks=1e10"), /^env\.generatedTasks: 10000000000 generated tasks need at least/);
+  assert.match(big("--stage0.vocabSize=1e11"), /^stage0\.vocabSize: a model of at least .* parameters .* more than this machine's [\d.]+ GiB of memory/);
+  // Every shipped preset, at full and quick size, is far below a small machine's limits.
+  const small = { heap: 2 ** 30, total: 4 * 2 ** 30 };
+  for (const p of listPresets()) for (const quick of [false, true]) assert.deepEqual(memoryIssues(resolveConfig({ preset: p.name, quick }), small), [], p.name);
+  // The estimate scales with the group: double the members, double the rollout term.
+  const c = resolveConfig({ preset: "seed" });
+  const rollout = (g: number) => memoryEstimate({ ...c, rollout: { ...c.rollout, groupSize: g } })[0]!.bytes;
+  assert.equal(rollout(16), 2 * rollout(8));
 });

@@ -4,7 +4,7 @@
  * issue, and every issue of every override is collected before anything fails (docs/TRAINING.md §2).
  * The result is a partial config, validated again (ranges, choices) with the preset it patches.
  */
-import type { ConfigIssue } from "../core/errors.ts";
+import { UsageError, type ConfigIssue } from "../core/errors.ts";
 import { defaultConfig } from "./config.ts";
 
 /** One override after parsing: the dotted path and the raw text of its value. */
@@ -115,6 +115,14 @@ export function overridesToPatch(overrides: readonly Override[]): { patch: Recor
 export function splitOverrideArgs(argv: readonly string[]): { overrides: string[]; rest: string[] } {
   const overrides: string[] = [];
   const rest: string[] = [];
-  for (const a of argv) (/^--[A-Za-z][\w-]*\.[\w.]+(=|$)/.test(a) ? overrides : rest).push(a);
+  argv.forEach((a, i) => {
+    const isOverride = /^--[A-Za-z][\w-]*\.[\w.]+(=|$)/.test(a);
+    const next = argv[i + 1];
+    // `--opd.beta 5`: the value was meant, but overrides take it after '=' only.
+    if (isOverride && !a.includes("=") && next !== undefined && !next.startsWith("--")) {
+      throw new UsageError(`an override takes its value after '=': write ${a}=${next}, not '${a} ${next}'`);
+    }
+    (isOverride ? overrides : rest).push(a);
+  });
   return { overrides, rest };
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, UsageError, type ConfigIssue } from "../core/errors.ts";
 import { readJsonFile } from "../core/fs.ts";
+import { closest } from "../core/suggest.ts";
 import { shapeIssues, validateConfig } from "./check.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "./config.ts";
 import { builtinCatalogue, describeMethod, planMethod, type MethodCatalogue } from "./method.ts";
@@ -92,7 +93,12 @@ export function findPreset(name: string, dir: string = CONFIG_DIR, catalogue: Me
   const want = canonicalName(name);
   const presets = listPresets(dir, catalogue);
   const hit = presets.find((p) => canonicalName(p.name) === want || p.aliases.some((a) => canonicalName(a) === want));
-  if (hit === undefined) throw new UsageError(`unknown preset '${name}'; presets: ${presets.map((p) => p.name).join(", ")}`);
+  if (hit === undefined) {
+    const names = presets.flatMap((p) => [p.name, ...p.aliases.map(canonicalName)]);
+    const near = closest(want, names);
+    const preset = near === undefined ? undefined : presets.find((p) => p.name === near || p.aliases.some((a) => canonicalName(a) === near));
+    throw new UsageError(`unknown preset '${name}'${preset === undefined ? "" : ` (did you mean '${preset.name}'?)`}; presets: ${presets.map((p) => p.name).join(", ")}`);
+  }
   return hit;
 }
 

@@ -8,6 +8,8 @@ import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
 import { loadTrainablePolicy } from "../policy/load.ts";
 import type { Policy } from "../policy/policy.ts";
 import { RemotePolicy } from "../policy/remote.ts";
+import { RemoteError } from "../core/errors.ts";
+import { publishedAgentSettings, type AgentSettings } from "./agent-settings.ts";
 
 /** The policy stored in a directory (a checkpoint's `policy/`, a base, a Hugging Face model directory). */
 export async function openPolicyDir(dir: string): Promise<Policy> {
@@ -30,4 +32,21 @@ export async function connectServedPolicy(options: ServedPolicyOptions): Promise
     baseUrl: options.baseUrl, model: options.model, tokenIds: options.tokenIds ?? "server",
     ...(options.tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(options.tokenizerFile)) } : {}),
   });
+}
+
+/**
+ * The settings the served checkpoint acts under, as `seed serve` publishes them at
+ * `/v1/seed/agent` (`agent-settings.ts`); null for a server that publishes none (vLLM, SGLang)
+ * or a policy that is not served.
+ */
+export async function servedAgentSettings(policy: Policy): Promise<AgentSettings | null> {
+  if (!(policy instanceof RemotePolicy)) return null;
+  let doc: unknown;
+  try {
+    doc = await policy.request("GET", "/seed/agent");
+  } catch (e) {
+    if (e instanceof RemoteError && / HTTP 404: /.test(e.message)) return null;
+    throw e;
+  }
+  return publishedAgentSettings(doc, `${policy.baseUrl}/seed/agent`);
 }

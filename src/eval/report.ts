@@ -10,7 +10,7 @@
  * Every plot on the page has data: a curve whose metric no run logged is left out, not drawn
  * empty. Inline SVG and CSS only; no script, no network.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadTokenizer } from "../model/tokenizer/hf-json.ts";
 import type { Tokenizer } from "../policy/policy.ts";
@@ -23,6 +23,8 @@ import { readExperiment, referenceArm, totalSeconds, type ArmResults, type Exper
 import { esc, gateScale, htmlTable, page, trajectoryHtml } from "./report-parts.ts";
 import { hasMetric, readRunDir, type RunData } from "./run-data.ts";
 import { isRunDir } from "../run/run-dir.ts";
+import { readTrainerState } from "../run/checkpoint.ts";
+import { readJsonFile } from "../core/fs.ts";
 import { linePlot, PALETTE, type Series } from "./svg-plot.ts";
 
 /** Curves the report draws, when any run logged them: metrics key, title, y label, fixed [0, 1]. */
@@ -180,10 +182,11 @@ export function stageReports(run: RunData): { stage0: Record<string, unknown> | 
   let init: string | undefined;
   if (last !== undefined) {
     const p = join(run.dir, "checkpoints", `update-${String(last).padStart(6, "0")}`, "trainer.json");
-    if (existsSync(p)) init = (JSON.parse(readFileSync(p, "utf8")) as { init?: string }).init;
+    // A garbled trainer.json is one clear error naming it (CheckpointError), never a stack trace.
+    if (existsSync(p)) init = readTrainerState(dirname(p)).init;
   }
   const base = init === undefined ? null : dirname(init);
-  const read = (p: string) => (existsSync(p) ? (JSON.parse(readFileSync(p, "utf8")) as Record<string, unknown>) : null);
+  const read = (p: string) => (existsSync(p) ? (readJsonFile(p) as Record<string, unknown>) : null);
   if (base === null) return none;
   const stage1 = read(join(base, "stage1.json"));
   let stage0 = read(join(base, "stage0.json"));

@@ -137,12 +137,22 @@ test("mismatched, missing and corrupt parts give CheckpointErrors naming the fil
   expectError(() => loadCheckpoint(dir), "state.json", /formatVersion 99 is written by a newer version/);
   writeFileSync(join(dir, "state.json"), JSON.stringify({ formatVersion: CHECKPOINT_FORMAT_VERSION, rng: { a: [1, 2] } }));
   expectError(() => loadCheckpoint(dir), "state.json", /rng\.a is not four/);
+  // The recorded checksums catch these first; without them (older checkpoints) parsing does.
+  const withoutChecksums = () => {
+    const st = JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
+    delete st.checksums;
+    writeFileSync(join(dir, "state.json"), JSON.stringify(st));
+  };
   save();
   const model = readFileSync(join(dir, "model.safetensors"));
   writeFileSync(join(dir, "model.safetensors"), model.subarray(0, model.length - 100));
+  expectError(() => loadCheckpoint(dir), "model.safetensors", /is corrupt: its SHA-256/);
+  withoutChecksums();
   expectError(() => loadCheckpoint(dir), "model.safetensors", /truncated/);
   save();
   writeSafetensors(join(dir, "optimizer.safetensors"), new Map([["m.x", { data: new Float32Array(1), shape: [1] }]]), { metadata: { step: "-1" } });
+  expectError(() => loadCheckpoint(dir), "optimizer.safetensors", /is corrupt/);
+  withoutChecksums();
   expectError(() => loadCheckpoint(dir), "optimizer.safetensors", /step "-1"/);
   saveCheckpoint(dir, { config: { ...config, vocabSize: 200 }, params: ParamStore.init({ ...config, vocabSize: 200 }, Rng.from(1)), tokenizer: tok });
   expectError(() => loadCheckpoint(dir), "tokenizer.json", /has \d+ tokens but config\.json's vocab_size is 200/);
@@ -150,6 +160,8 @@ test("mismatched, missing and corrupt parts give CheckpointErrors naming the fil
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify({ model: { type: "Unigram" } }));
   expectError(() => loadCheckpoint(dir), "tokenizer.json", /only BPE/);
   rmSync(join(dir, "model.safetensors"));
+  expectError(() => loadCheckpoint(dir), "model.safetensors", /is missing \(state\.json records its checksum\)/);
+  withoutChecksums();
   expectError(() => loadCheckpoint(dir), "bad", /neither model\.safetensors nor/);
   expectError(() => loadCheckpoint(join(root, "nowhere")), "nowhere", /no such checkpoint directory/);
   assert.ok(!existsSync(join(root, "nowhere")));
@@ -166,4 +178,41 @@ test("the format-version-1 fixture still loads and computes what it computed whe
   const [lp] = model.logprobs([{ tokens: extra.tokens, start: 1 }]);
   for (let i = 0; i < lp!.length; i++) assert.ok(Math.abs(lp![i]! - extra.logprobs[i]!) < 1e-4, `position ${i}`);
   assert.equal(ck.tokenizer!.decode(extra.tokens), "go to desk 1. open drawer 2.");
+});
+
+test("each checkpoint records the SHA-256 of its weights; a flipped bit anywhere is an error naming the file", () => {
+  const dir = join(root, "checksum");
+  saveCheckpoint(dir, { config, params: ParamStore.init(config, Rng.from(21)), tokenizer: tok, optimizer: randomOptimizer(config, 22), state: { rng: {}, extra: null } });
+  const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
+  assert.deepEqual(Object.keys(state.checksums).sort(), ["model.safetensors", "optimizer.safetensors"]);
+  loadCheckpoint(dir);
+  for (const file of ["model.safetensors", "optimizer.safetensors"]) {
+    const path = join(dir, file);
+    const good = readFileSync(path);
+    // One bit in the tensor data (past the header), and one in the header.
+    for (const at of [good.length - 5, 9]) {
+      const bad = Buffer.from(good);
+      bad[at] = bad[at]! ^ 0x04;
+      writeFileSync(path, bad);
+      assert.throws(() => loadCheckpoint(dir), (e: unknown) => e instanceof CheckpointError && e.path === path && /is corrupt: its SHA-256 is [0-9a-f]{16}\.\.\., state\.json records/.test(e.message), `${file} @${at}`);
+    }
+    writeFileSync(path, good);
+  }
+  loadCheckpoint(dir);
+  // A checkpoint written before checksums were recorded (no `checksums` in state.json) still loads.
+  delete state.checksums;
+  writeFileSync(join(dir, "state.json"), JSON.stringify(state));
+  loadCheckpoint(dir);
+  state.checksums = { "model.safetensors": "nonsense" };
+  writeFileSync(join(dir, "state.json"), JSON.stringify(state));
+  assert.throws(() => loadCheckpoint(dir), /checksums\.model\.safetensors is not the SHA-256/);
+});
+
+test("NaN or infinite weights are an error naming the checkpoint file and the tensor", () => {
+  const dir = join(root, "nan");
+  const params = ParamStore.init(config, Rng.from(23));
+  params.get("model.norm.weight")[3] = Number.NaN;
+  params.get("model.norm.weight")[5] = Number.POSITIVE_INFINITY;
+  saveCheckpoint(dir, { config, params, tokenizer: tok });
+  assert.throws(() => loadCheckpoint(dir), (e: unknown) => e instanceof CheckpointError && e.path === join(dir, "model.safetensors") && /tensor model\.norm\.weight holds 2 non-finite value\(s\) \(the first, NaN, at index 3\); the checkpoint is unusable/.test(e.message));
 });

@@ -7,7 +7,12 @@
  *     or model.safetensors.index.json + shards (HF sharded layout; read only)
  *   tokenizer.json                  HF tokenizer (optional)
  *   optimizer.safetensors           AdamW moments `m.<param>` / `v.<param>`, step in metadata (ours)
- *   state.json                      { formatVersion, rng: {name: state}, extra } (ours)
+ *   state.json                      { formatVersion, rng: {name: state}, extra, checksums } (ours)
+ *
+ * `checksums` holds the SHA-256 of model.safetensors and optimizer.safetensors; loading verifies
+ * them before parsing, so a flipped bit is an error naming the file instead of silently different
+ * weights (checkpoints written before checksums were recorded load without the check). Loaded
+ * weights are also checked to be finite: a NaN names the file and the tensor.
  *
  * Saving is atomic: everything is written and fsynced into a temporary directory next to the
  * target, which is then renamed into place (a previous checkpoint of that name is moved aside
@@ -15,10 +20,11 @@
  * Loading checks the format version and every tensor's shape against config.json, and names the
  * file in every error. Not here: what the trainer puts in `extra` (it is opaque JSON to us).
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { createHash } from "node:crypto";
 import { CheckpointError, ConfigError } from "../core/errors.ts";
-import { fsyncPath } from "../core/fs.ts";
+import { assertReplaceable, fsyncPath, type OwnedLayout } from "../core/fs.ts";
 import type { RngState } from "../core/rng.ts";
 import { fromHfConfig, toHfConfig, type ComputeDtype, type ModelConfig } from "./config.ts";
 import { GLOBAL_NAMES, ParamStore, paramSpecs, type TensorSpec } from "./params.ts";
@@ -48,6 +54,9 @@ export type CheckpointState = {
   readonly extra: unknown;
 };
 
+/** `state.json` as read: the state, and the recorded file checksums (empty for older checkpoints). */
+type StateFile = CheckpointState & { readonly checksums: Readonly<Record<string, string>> };
+
 /** A checkpoint in memory. */
 export type Checkpoint = {
   readonly config: ModelConfig;
@@ -76,11 +85,37 @@ function writeFileSynced(path: string, text: string): void {
 
 let tempCounter = 0;
 
+/** A checkpoint folder seed wrote: only these entries, and a state.json with a format version. */
+export const CHECKPOINT_LAYOUT: OwnedLayout = {
+  what: "a checkpoint",
+  names: ["config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors", "state.json"],
+  isSignature: (dir) => {
+    try {
+      const j = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { formatVersion?: unknown };
+      return typeof j?.formatVersion === "number";
+    } catch {
+      return false;
+    }
+  },
+};
+
 /**
- * Writes a checkpoint atomically into `dir` (replacing an existing checkpoint there).
+ * Throws a one-line `UsageError` unless `dir` may receive a checkpoint: absent, empty, or a
+ * checkpoint seed wrote. A Hugging Face model folder, a user's folder or a file is refused, never
+ * replaced. `label` names the option in the message.
+ */
+export function assertCheckpointTarget(dir: string, label = "checkpoint folder"): void {
+  assertReplaceable(dir, CHECKPOINT_LAYOUT, label);
+}
+
+/**
+ * Writes a checkpoint atomically into `dir`, replacing an existing checkpoint there only when
+ * seed wrote it (`assertCheckpointTarget`).
+ * @throws UsageError when `dir` is a file or a folder seed did not write
  * @throws CheckpointError on I/O failure (the temporary directory is removed)
  */
 export function saveCheckpoint(dir: string, ckpt: CheckpointToSave): void {
+  assertCheckpointTarget(dir);
   const target = resolve(dir);
   const parent = dirname(target);
   const tag = `${process.pid}-${Date.now()}-${tempCounter++}`;
@@ -105,7 +140,9 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointToSave): void {
       }
       writeSafetensors(join(tmp, "optimizer.safetensors"), moments, { metadata: { step: String(ckpt.optimizer.step), optimizer: "adamw" } });
     }
-    const state = { formatVersion: CHECKPOINT_FORMAT_VERSION, rng: ckpt.state?.rng ?? {}, extra: ckpt.state?.extra ?? null };
+    const checksums: Record<string, string> = { "model.safetensors": fileSha256(join(tmp, "model.safetensors")) };
+    if (ckpt.optimizer !== undefined) checksums["optimizer.safetensors"] = fileSha256(join(tmp, "optimizer.safetensors"));
+    const state = { formatVersion: CHECKPOINT_FORMAT_VERSION, rng: ckpt.state?.rng ?? {}, extra: ckpt.state?.extra ?? null, checksums };
     writeFileSynced(join(tmp, "state.json"), JSON.stringify(state, null, 2) + "\n");
     fsyncPath(tmp);
     if (existsSync(target)) {
@@ -121,6 +158,42 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointToSave): void {
     rmSync(tmp, { recursive: true, force: true });
     if (e instanceof CheckpointError) throw e;
     throw new CheckpointError(target, `could not save checkpoint: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** The SHA-256 of a file's bytes, as lowercase hex. */
+export function fileSha256(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+/** Files of a checkpoint whose recorded checksum may be verified. */
+const CHECKSUMMED = ["model.safetensors", "optimizer.safetensors"];
+
+function verifyChecksums(dir: string, checksums: Readonly<Record<string, string>>): void {
+  for (const [name, want] of Object.entries(checksums)) {
+    const path = join(dir, name);
+    if (!existsSync(path)) throw new CheckpointError(path, "is missing (state.json records its checksum)");
+    let got: string;
+    try {
+      got = fileSha256(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new CheckpointError(path, code === "EISDIR" ? "is a folder, not a safetensors file" : `cannot read: ${code ?? (e as Error).message}`, { cause: e });
+    }
+    if (got !== want) throw new CheckpointError(path, `is corrupt: its SHA-256 is ${got.slice(0, 16)}..., state.json records ${want.slice(0, 16)}... (damaged on disk or edited after saving)`);
+  }
+}
+
+/** Throws naming `file` and the tensor when a loaded tensor holds NaN or an infinity. */
+function assertFinite(file: string, tensors: Iterable<[string, Float32Array]>, what: string): void {
+  for (const [name, t] of tensors) {
+    for (let i = 0; i < t.length; i++) {
+      if (!Number.isFinite(t[i]!)) {
+        let bad = 0;
+        for (let j = i; j < t.length; j++) if (!Number.isFinite(t[j]!)) bad++;
+        throw new CheckpointError(file, `${what} ${name} holds ${bad} non-finite value(s) (the first, ${t[i]}, at index ${i}); the checkpoint is unusable: resume from an earlier one`);
+      }
+    }
   }
 }
 
@@ -171,7 +244,9 @@ function loadWeights(dir: string, config: ModelConfig): ParamStore {
       }
       wanted.push(name);
     }
-    for (const [name, t] of readSafetensors(file, wanted).tensors) tensors.set(name, t);
+    const read = readSafetensors(file, wanted).tensors;
+    assertFinite(file, read, "tensor");
+    for (const [name, t] of read) tensors.set(name, t);
   }
   const missing = [...specs.keys()].filter((n) => !tensors.has(n));
   if (missing.length > 0) {
@@ -194,6 +269,7 @@ function loadOptimizer(path: string, config: ModelConfig): OptimizerState {
     }
   }
   if (tensors.size !== 2 * m.size) throw new CheckpointError(path, `has ${tensors.size - 2 * m.size} tensor(s) that match no parameter`);
+  assertFinite(path, tensors, "moment");
   return { step, m, v };
 }
 
@@ -201,7 +277,7 @@ function isRngState(x: unknown): x is RngState {
   return Array.isArray(x) && x.length === 4 && x.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffffffff);
 }
 
-function loadState(path: string): CheckpointState {
+function loadState(path: string): StateFile {
   const json = readModelJson(path);
   if (typeof json !== "object" || json === null) throw new CheckpointError(path, "is not a JSON object");
   const j = json as Record<string, unknown>;
@@ -215,7 +291,12 @@ function loadState(path: string): CheckpointState {
   for (const [k, s] of Object.entries(rng)) {
     if (!isRngState(s)) throw new CheckpointError(path, `rng.${k} is not four unsigned 32-bit integers`);
   }
-  return { rng: rng as Record<string, RngState>, extra: j["extra"] ?? null };
+  const checksums = j["checksums"] ?? {};
+  if (typeof checksums !== "object" || checksums === null || Array.isArray(checksums)) throw new CheckpointError(path, "checksums is not an object");
+  for (const [k, v] of Object.entries(checksums)) {
+    if (!CHECKSUMMED.includes(k) || typeof v !== "string" || !/^[0-9a-f]{64}$/.test(v)) throw new CheckpointError(path, `checksums.${k} is not the SHA-256 of a weights file`);
+  }
+  return { rng: rng as Record<string, RngState>, extra: j["extra"] ?? null, checksums: checksums as Record<string, string> };
 }
 
 /** Options of `loadCheckpoint`. */
@@ -231,7 +312,10 @@ export type LoadOptions = {
 export function loadCheckpoint(dir: string, options: LoadOptions = {}): Checkpoint {
   if (!existsSync(dir)) throw new CheckpointError(dir, "no such checkpoint directory");
   const statePath = join(dir, "state.json");
-  const state = existsSync(statePath) ? loadState(statePath) : null;
+  const stateFile = existsSync(statePath) ? loadState(statePath) : null;
+  // Before any parsing: a flipped bit anywhere in the weights is this one clear error.
+  if (stateFile !== null) verifyChecksums(dir, stateFile.checksums);
+  const state: CheckpointState | null = stateFile === null ? null : { rng: stateFile.rng, extra: stateFile.extra };
   const configPath = join(dir, "config.json");
   let config: ModelConfig;
   try {

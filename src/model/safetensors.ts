@@ -50,7 +50,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function readExactly(fd: number, into: Uint8Array, position: number, path: string): void {
   let done = 0;
   while (done < into.length) {
-    const n = readSync(fd, into, done, into.length - done, position + done);
+    let n: number;
+    try {
+      n = readSync(fd, into, done, into.length - done, position + done);
+    } catch (e) {
+      throw new CheckpointError(path, `cannot read: ${(e as Error).message}`, { cause: e });
+    }
     if (n === 0) throw new CheckpointError(path, `truncated: wanted ${into.length} bytes at offset ${position}, file ended`);
     done += n;
   }
@@ -126,11 +131,18 @@ export function readSafetensorsHeader(path: string): SafetensorsHeader {
 }
 
 function openOrFail(path: string, flags: string): number {
+  let fd: number;
   try {
-    return openSync(path, flags);
+    fd = openSync(path, flags);
   } catch (e) {
     throw new CheckpointError(path, `cannot open: ${(e as Error).message}`, { cause: e });
   }
+  // A folder opens for reading on Linux and fails only at the first read (EISDIR).
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw new CheckpointError(path, "is a folder, not a safetensors file");
+  }
+  return fd;
 }
 
 /** f16 bits -> f32 value, exact (subnormals, infinities and NaN included). */

@@ -32,6 +32,11 @@ export type OpenAiServerOptions = {
   readonly maxBatch?: number;
   /** Request log (one line per request). */
   readonly log?: (line: string) => void;
+  /**
+   * JSON documents published at `GET /v1/seed/<name>` (`seed serve` publishes `agent`: the
+   * settings the checkpoint was trained with, so a client can act as it was trained).
+   */
+  readonly documents?: Readonly<Record<string, unknown>>;
 };
 
 /** An error answered as HTTP `status` with an OpenAI-style error body. */
@@ -289,6 +294,11 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
     if (req.method === "GET" && path === "/health") return { status: 200, body: { status: "ok" } };
     if (req.method === "GET" && path === "/v1/models") {
       return { status: 200, body: { object: "list", data: [{ id: options.modelName, object: "model", created, owned_by: "seed", max_model_len: policy.maxContext }] } };
+    }
+    const doc = /^\/v1\/seed\/([\w-]+)$/.exec(path)?.[1];
+    if (req.method === "GET" && doc !== undefined && doc !== "tokenizer") {
+      if (options.documents === undefined || !Object.hasOwn(options.documents, doc)) throw new HttpError(404, `this server publishes no '${doc}' document`, "NotFoundError");
+      return { status: 200, body: options.documents[doc] };
     }
     if (req.method === "GET" && path === "/v1/seed/tokenizer") {
       if (options.tokenizerJson === undefined) throw new HttpError(404, "this server has no tokenizer.json to publish", "NotFoundError");

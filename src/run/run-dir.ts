@@ -8,17 +8,20 @@
  *   <run>/checkpoints/update-XXXXXX/     policy/, analyzer/, trainer.json (`checkpoint.ts`)
  *   <run>/skill-library.json             the `static-self` library, when one was built
  *   <run>/eval/<split>.json              evaluation records (written and read by `eval/run-data.ts`)
+ *   <run>/.lock                          the exclusive lock of the process writing it (`run-lock.ts`)
  *
  * Tolerant of a run in progress: a torn last metrics line is skipped, missing folders are empty
  * lists. A config.json written by an older version is read through `upgradeConfig`, so old run
  * directories resume and report unchanged.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DataError, UsageError } from "../core/errors.ts";
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../core/fs.ts";
 import type { SeedConfig } from "../config/config.ts";
+import { shapeIssues } from "../config/check.ts";
 import { checkpointName, listCheckpoints } from "./checkpoint.ts";
+import { lockRunDir, type RunLock } from "./run-lock.ts";
 
 /** One metrics line (numbers, plus the nested `seconds` object). */
 export type MetricsLine = Readonly<Record<string, unknown>> & { readonly update: number };
@@ -80,7 +83,14 @@ export function upgradeConfig(raw: unknown): unknown {
 export function readRunConfig(runDir: string): SeedConfig {
   const path = join(runDir, "config.json");
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a run directory (no config.json)`);
-  return upgradeConfig(readJsonFile(path)) as SeedConfig;
+  const config = upgradeConfig(readJsonFile(path));
+  // Wrong types or unknown keys (a garbled file) are one clear error here, not a TypeError
+  // later; a key added since the run was recorded may be absent (old runs still read).
+  const issues = looksLikeSeedConfig(config) ? shapeIssues(config) : [{ path: "(root)", message: "not an object with method, env, rollout and run sections" }];
+  if (issues.length > 0) {
+    throw new UsageError(`${path} is not a valid run config: ${issues.slice(0, 3).map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}${issues.length > 3 ? `; ... (${issues.length} problems)` : ""}`);
+  }
+  return config as SeedConfig;
 }
 
 function differingPaths(a: unknown, b: unknown, path = ""): string[] {
@@ -91,26 +101,64 @@ function differingPaths(a: unknown, b: unknown, path = ""): string[] {
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || "(root)"];
 }
 
-/**
- * Claims `runDir` for `config`: creates it, or checks that the config it holds is the same run
- * (only `run.updates` may differ: more or fewer updates continue it), then records `config`.
- */
-export function claimRunDir(runDir: string, config: SeedConfig): void {
-  mkdirSync(runDir, { recursive: true });
-  const path = join(runDir, "config.json");
-  if (existsSync(path)) {
-    let old: unknown;
-    try {
-      old = upgradeConfig(JSON.parse(readFileSync(path, "utf8")));
-    } catch {
-      old = undefined;
-    }
-    const diff = differingPaths(old, config).filter((p) => p !== "run.updates");
-    if (diff.length > 0) {
-      throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
-    }
+/** Creates the run directory, or a one-line `UsageError` when it cannot be (a file, read-only). */
+export function makeRunDir(runDir: string): void {
+  try {
+    mkdirSync(runDir, { recursive: true });
+    if (!statSync(runDir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? "it (or a parent of it) is a file, not a folder" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? `not writable (${code})` : (code ?? (e as Error).message);
+    throw new UsageError(`cannot use run directory ${runDir}: ${why}`);
   }
-  writeJsonAtomic(path, config);
+}
+
+/** Whether a run has begun in `runDir`: a checkpoint or an evaluation record pins its config. */
+function runHasBegun(runDir: string): boolean {
+  return listCheckpoints(runDir).length > 0 || existsSync(join(runDir, "eval"));
+}
+
+/** Whether a parsed config.json looks like one seed wrote (so that replacing it loses nothing). */
+function looksLikeSeedConfig(x: unknown): boolean {
+  if (typeof x !== "object" || x === null) return false;
+  const c = x as Record<string, unknown>;
+  return ["method", "env", "rollout", "run"].every((k) => typeof c[k] === "object" && c[k] !== null);
+}
+
+/**
+ * Claims `runDir` for `config` and returns its exclusive lock (`run-lock.ts`; release it when
+ * done): creates the directory, or checks that the config it holds is the same run (only
+ * `run.updates` may differ: more or fewer updates continue it), then records `config`. A run
+ * that has not begun (no checkpoint, no evaluation: e.g. a first start that failed on a typo)
+ * does not pin its config, so the corrected command simply starts it.
+ * @throws UsageError when another live process holds the lock, or the directory holds another run
+ */
+export function claimRunDir(runDir: string, config: SeedConfig): RunLock {
+  makeRunDir(runDir);
+  const lock = lockRunDir(runDir);
+  try {
+    const path = join(runDir, "config.json");
+    if (existsSync(path)) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(path, "utf8"));
+      } catch (e) {
+        throw new UsageError(`${path} is not valid JSON (${(e as Error).message}); it is not a config seed wrote: pick a new --run-dir, or delete it if it is a damaged run`);
+      }
+      if (!looksLikeSeedConfig(raw)) throw new UsageError(`${path} is not a run config seed wrote; pick a new --run-dir`);
+      if (runHasBegun(runDir)) {
+        const diff = differingPaths(upgradeConfig(raw), config).filter((p) => p !== "run.updates");
+        if (diff.length > 0) {
+          throw new UsageError(`${runDir} holds a run with a different config (${diff.slice(0, 6).join(", ")}${diff.length > 6 ? ", ..." : ""}); resume with the same preset and overrides, or pick a new --run-dir`);
+        }
+      }
+    }
+    writeJsonAtomic(path, config);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+  return lock;
 }
 
 /** Records `config` in a run directory that has none yet (a run evaluated without training). */

@@ -13,7 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SeedError, UsageError } from "../core/errors.ts";
+import { CheckpointError, SeedError, UsageError } from "../core/errors.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { Progress } from "../core/progress.ts";
 import type { Trajectory } from "../core/trajectory.ts";
@@ -51,6 +51,8 @@ export type TrainOptions = BaseOptions & {
   readonly onMiniBatch?: (trace: MiniBatchTrace) => void;
   /** Catalogues of loss terms and estimators the method is planned from. @default the built-in ones */
   readonly catalogue?: MethodCatalogue;
+  /** Where a warning goes (a corrupt checkpoint skipped on resume). @default one `[seed] WARNING:` line on stderr */
+  readonly onWarning?: (message: string) => void;
 };
 
 /** What a finished run reports. */
@@ -76,16 +78,26 @@ export type TrainResult = {
 export async function train(config: SeedConfig, options: TrainOptions): Promise<TrainResult> {
   const runDir = resolve(options.runDir);
   const plan = planMethod(config, options.catalogue);
-  claimRunDir(runDir, config);
+  // One writer per run directory: a second `train` on it fails here, naming the first.
+  const lock = claimRunDir(runDir, config);
+  try {
+    return await trainLocked(config, options, runDir, plan);
+  } finally {
+    lock.release();
+  }
+}
+
+async function trainLocked(config: SeedConfig, options: TrainOptions, runDir: string, plan: ReturnType<typeof planMethod>): Promise<TrainResult> {
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
   if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
 
-  const checkpoints = listCheckpoints(runDir);
-  const latest = checkpoints.at(-1);
-  let state: TrainerState | null = latest === undefined ? null : readTrainerState(latest.dir);
+  const warn = options.onWarning ?? ((m: string) => process.stderr.write(`[seed] WARNING: ${m}\n`));
+  const usable = await newestUsableCheckpoint(runDir, warn);
+  const latest = usable?.checkpoint;
+  let state: TrainerState | null = usable?.state ?? null;
   const init = state?.init ?? (await ensureBase(config, options));
-  const policy = await loadTrainablePolicy(latest === undefined ? init : join(latest.dir, "policy"));
+  const policy = usable?.policy ?? (await loadTrainablePolicy(init));
   const startPolicy: Policy = latest === undefined ? await policy.snapshot() : await loadTrainablePolicy(init);
   const chat = new ChatFormat(policy.tokenizer);
   const K = config.skills.refreshEvery;
@@ -151,6 +163,33 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
     runDir, updates: Math.max(resumedFrom, config.run.updates), ran, resumedFrom,
     policyDir: final === undefined ? init : join(final.dir, "policy"), last,
   };
+}
+
+/**
+ * The newest checkpoint whose trainer state and policy load, with both; older ones are tried when
+ * the newest is corrupt (a disk error, a bit flip caught by the weights' checksum), each skip
+ * a warning. Null when the run has no checkpoint.
+ * @throws SeedError when checkpoints exist but none loads
+ */
+async function newestUsableCheckpoint(runDir: string, warn: (m: string) => void): Promise<{ checkpoint: { update: number; dir: string }; state: TrainerState; policy: TrainablePolicy } | null> {
+  const all = listCheckpoints(runDir);
+  const problems: string[] = [];
+  for (let i = all.length - 1; i >= 0; i--) {
+    const checkpoint = all[i]!;
+    try {
+      const state = readTrainerState(checkpoint.dir);
+      const policy = await loadTrainablePolicy(join(checkpoint.dir, "policy"));
+      // A K > 1 run also needs its analyzer snapshot; check it loads before settling here.
+      if (existsSync(join(checkpoint.dir, "analyzer"))) await loadTrainablePolicy(join(checkpoint.dir, "analyzer"));
+      if (problems.length > 0) warn(`resuming from ${checkpoint.dir} (update ${checkpoint.update}): ${problems.join("; ")}`);
+      return { checkpoint, state, policy };
+    } catch (e) {
+      if (!(e instanceof CheckpointError)) throw e;
+      problems.push(`skipped the corrupt checkpoint ${checkpoint.dir} (${e.message})`);
+    }
+  }
+  if (all.length > 0) throw new SeedError(`no checkpoint of ${runDir} loads (${problems.join("; ")}); move its checkpoints/ folder aside to start over`);
+  return null;
 }
 
 function statusOf(line: Record<string, unknown>): string {

@@ -6,9 +6,12 @@
  * all 134), WebShop score and success on the 128 test goals, Search-QA exact match per dataset and
  * the average. `--json` prints one JSON object (stable keys), `--markdown` a table.
  *
- * A checkpoint inside a run directory is evaluated the way that run acts (history mode, action
- * budget, action mask, evaluation skill of Skill-GRPO* and Skill-Prompt); flags override. Served
- * models use the protocol's window history unless told otherwise. Tasks come from `--data`
+ * A checkpoint is evaluated the way it was trained to act (its run's config, or a Stage-0/1
+ * model's recorded settings: environment, prompt style, history mode, action budget, action mask,
+ * evaluation skill of Skill-GRPO* and Skill-Prompt; `eval/agent-settings.ts`); flags override. A
+ * model served by `seed serve` gets the same settings, which the server publishes, so served and
+ * in-process evaluations of one checkpoint agree; other servers' models get verl-agent's prompt
+ * and the protocol's window history unless told otherwise. Tasks come from `--data`
  * (real benchmark files) or the run's own world (generated ALFWorld games, the generated shop,
  * the synthetic knowledge base).
  */
@@ -17,9 +20,11 @@ import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, defaultEvalSplit, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
-import { connectServedPolicy, openPolicyDir } from "../../eval/policies.ts";
+import { connectServedPolicy, openPolicyDir, servedAgentSettings } from "../../eval/policies.ts";
+import { checkpointAgentSettings } from "../../eval/agent-settings.ts";
+import { CHOICES } from "../../config/check.ts";
 import { writeEvalRecord } from "../../eval/run-data.ts";
-import { readRunConfig, resolveCheckpoint } from "../../run/run-dir.ts";
+import { resolveCheckpoint } from "../../run/run-dir.ts";
 import { resultsTable } from "../../eval/tables.ts";
 import { aggregate } from "../../eval/aggregate.ts";
 import { numberOption, parseOptions, printJson, requireOption } from "../args.ts";
@@ -40,7 +45,8 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --greedy                 greedy decoding (default: sampling at the run's eval temperature, 0.4)
   --temperature <t>        sampling temperature
   --seed <n>               seed of sampling and environment resets (default 0)
-  --history <mode>         window, window:<k> or full (default: the run's; served models: window)
+  --history <mode>         window, window:<k> or full (default: the checkpoint's; unknown served models: window)
+  --prompt <style>         compact or verl (default: the checkpoint's; unknown served models: verl)
   --max-action-tokens <n>  default: the run's (48 embedded), 512 for served models
   --max-steps <n>          step limit (default: the run's; else the protocol's: ALFWorld 30, WebShop 15, Search 4)
   --action-mask            restrict actions to the admissible list (embedded policies only)
@@ -59,6 +65,10 @@ function historyPatch(text: string | undefined): Partial<SeedConfig["rollout"]> 
   const m = /^window:(\d+)$/.exec(text);
   if (m) return { history: "window", window: Number(m[1]) };
   throw new UsageError(`--history expects window, window:<k> or full, got '${text}'`);
+}
+
+function quietOf(values: Record<string, unknown>): boolean {
+  return values["json"] === true || values["markdown"] === true;
 }
 
 function servedPolicy(values: Record<string, string | boolean | undefined>): ReturnType<typeof connectServedPolicy> {
@@ -80,7 +90,7 @@ export const command: Command = {
       episodes: { type: "string" }, history: { type: "string" }, temperature: { type: "string" }, greedy: { type: "boolean" },
       "max-action-tokens": { type: "string" }, "max-steps": { type: "string" }, "action-mask": { type: "boolean" }, seed: { type: "string" }, data: { type: "string" },
       "retriever-url": { type: "string" }, tokenizer: { type: "string" }, "token-ids": { type: "string" }, samples: { type: "string" },
-      "panel-seed": { type: "string" }, record: { type: "boolean" }, json: { type: "boolean" }, markdown: { type: "boolean" }, help: { type: "boolean", short: "h" },
+      "panel-seed": { type: "string" }, prompt: { type: "string" }, record: { type: "boolean" }, json: { type: "boolean" }, markdown: { type: "boolean" }, help: { type: "boolean", short: "h" },
     }, false);
     if (values.help) {
       console.log(USAGE);
@@ -94,28 +104,39 @@ export const command: Command = {
     const panelSeed = values["panel-seed"] === undefined ? undefined : numberOption(values["panel-seed"], "panel-seed", 0);
     if (panelSeed !== undefined && episodes === undefined) throw new UsageError("--panel-seed needs --episodes (the number of tasks to draw)");
 
-    // The config the policy is evaluated under: the run's own, or the defaults for this env.
+    // The config the policy is evaluated under: what the checkpoint was trained with (its run's
+    // config, or its stage report's settings; for a served model, what `seed serve` publishes
+    // of its checkpoint), else the defaults for this env. Served and in-process evaluations of
+    // one checkpoint thus see the same prompts and history; flags override either.
     const target = values.checkpoint !== undefined ? resolveCheckpoint(values.checkpoint) : null;
-    let config: SeedConfig = target?.runDir ? readRunConfig(target.runDir) : structuredClone(defaultConfig);
-    const envId = values.env ?? (target?.runDir ? config.env.name : requireOption(values.env, "env"));
-    if (target?.runDir && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not ${values.env}`);
     const served = target === null;
-    let data = values.data !== undefined ? resolve(values.data) : target?.runDir ? config.env.data : "";
-    if (served && envId === "alfworld" && data === "" && existsSync(resolve("../shared/data/alfworld"))) data = resolve("../shared/data/alfworld");
-    // Step limit: the run's; a bare checkpoint on ALFWorld keeps the embedded default; anything
-    // else takes the protocol's (ALFWorld 30, WebShop 15, Search-QA 4, ...).
-    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0) : target?.runDir || (!served && envId === "alfworld") ? config.env.maxSteps : 0;
+    const policy = target !== null ? await openPolicyDir(target.policyDir) : await servedPolicy(values);
+    const agent = target !== null ? checkpointAgentSettings(target) : await servedAgentSettings(policy);
+    let config: SeedConfig = agent?.config ?? structuredClone(defaultConfig);
+    const envId = values.env ?? (agent !== null ? config.env.name : requireOption(values.env, "env"));
+    if (agent !== null && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`${agent.source} trained on ${config.env.name}, not ${values.env}`);
+    let data = values.data !== undefined ? resolve(values.data) : agent !== null ? config.env.data : "";
+    if (served && agent === null && envId === "alfworld" && data === "" && existsSync(resolve("../shared/data/alfworld"))) data = resolve("../shared/data/alfworld");
+    // Step limit: the checkpoint's; a bare checkpoint on ALFWorld keeps the embedded default;
+    // anything else takes the protocol's (ALFWorld 30, WebShop 15, Search-QA 4, ...).
+    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0) : agent !== null || (!served && envId === "alfworld") ? config.env.maxSteps : 0;
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-steps must be a non-negative integer, got ${values["max-steps"]}`);
+    const prompt = values.prompt;
+    if (prompt !== undefined && !(CHOICES["rollout.prompt"] ?? []).includes(prompt)) throw new UsageError(`--prompt is one of ${(CHOICES["rollout.prompt"] ?? []).join(", ")}, got '${prompt}'`);
     config = mergeConfig(config, {
       env: { name: envId, data, maxSteps },
       rollout: {
-        // A served LLM gets verl-agent's prompt; the compact one is for the embedded model.
-        ...(served ? { history: "window", window: -1, maxActionTokens: 512, prompt: "verl" } : {}),
+        // A served model nothing is known about is taken for a pretrained LLM: verl-agent's prompt.
+        ...(served && agent === null ? { history: "window", window: -1, maxActionTokens: 512, prompt: "verl" } : {}),
+        // A server cannot apply an action mask; the checkpoint's run may have used one.
+        ...(served ? { actionMask: false } : {}),
+        ...(prompt !== undefined ? { prompt } : {}),
         ...historyPatch(values.history),
         ...(values["max-action-tokens"] !== undefined ? { maxActionTokens: numberOption(values["max-action-tokens"], "max-action-tokens", 48) } : {}),
         ...(values["action-mask"] ? { actionMask: true } : {}),
       },
     });
+    if (served && agent?.config.rollout.actionMask === true && !quietOf(values)) process.stderr.write("note: the checkpoint acted with an action mask, which a served model cannot apply; actions are unmasked\n");
     const decoding: Decoding = values.greedy ? { kind: "greedy" }
       : { kind: "sampled", temperature: values.temperature !== undefined ? numberOption(values.temperature, "temperature", 0.4) : config.eval.temperature };
     if (decoding.kind === "sampled" && decoding.temperature === 0) throw new UsageError("--temperature 0 is greedy decoding: pass --greedy");
@@ -124,7 +145,6 @@ export const command: Command = {
     const suite = evalSuite(config, split, {
       data, ...(episodes !== undefined ? { count: episodes } : {}), ...(panelSeed !== undefined ? { panelSeed } : {}), ...(retrieverUrl !== undefined ? { retrieverUrl } : {}),
     });
-    const policy = target !== null ? await openPolicyDir(target.policyDir) : await servedPolicy(values);
     const quietProgress = values.json || values.markdown;
     const result = await evaluateBenchmark(policy, config, suite, {
       decoding, seed,

@@ -10,6 +10,7 @@ import { UsageError } from "../../core/errors.ts";
 import { Progress } from "../../core/progress.ts";
 import { Rng, deriveSeed } from "../../core/rng.ts";
 import { presetConfig, parameterCount } from "../../model/config.ts";
+import { assertCheckpointTarget } from "../../model/checkpoint.ts";
 import { trainBpe } from "../../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { ScoreRequest } from "../../policy/policy.ts";
@@ -95,6 +96,8 @@ export const command: Command = {
       return 0;
     }
     if (o.text === undefined || o.out === undefined) throw new UsageError(`--text and --out are required (or --load)\n\n${HELP}`);
+    // Refused before training, not after: a folder or file seed did not write is never replaced.
+    assertCheckpointTarget(o.out, "--out");
     const steps = positiveInt(o.steps, "steps", 300);
     const context = positiveInt(o.context, "context", 128);
     const batch = positiveInt(o.batch, "batch", 8);

@@ -9,6 +9,7 @@ import { basename, join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
 import { resolveCheckpoint } from "../../run/run-dir.ts";
+import { checkpointAgentSettings } from "../../eval/agent-settings.ts";
 import { createOpenAiServer } from "../../policy/openai-server.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { numberOption, parseOptions, requireOption } from "../args.ts";
@@ -17,7 +18,9 @@ import type { Command } from "../main.ts";
 const USAGE = `usage: seed serve --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--name <model>] [--seed 0] [--quiet]
 
 Serves /v1/models, /v1/completions (logprobs, echo) and /v1/chat/completions for the checkpoint:
-a run directory (its newest checkpoint), one checkpoint, or a policy directory.
+a run directory (its newest checkpoint), one checkpoint, or a policy directory. The settings it
+was trained with (its run's or stage report's environment, prompt style and history) are at
+/v1/seed/agent, where 'seed eval --policy' finds them.
 --port 0 picks a free port; the chosen URL is printed as one JSON line on stdout.`;
 
 export const command: Command = {
@@ -39,7 +42,10 @@ export const command: Command = {
     // The same paths as `seed eval --checkpoint`: a run directory (its newest checkpoint), one
     // checkpoint, or a bare policy directory.
     const given = requireOption(values.checkpoint, "checkpoint");
-    const dir = resolveCheckpoint(given).policyDir;
+    const target = resolveCheckpoint(given);
+    const dir = target.policyDir;
+    // Published at /v1/seed/agent: `seed eval --policy` then acts as this checkpoint was trained.
+    const agent = checkpointAgentSettings(target);
     const port = numberOption(values.port, "port", 8000);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer in [0, 65535], got ${port}`);
     const host = values.host ?? "127.0.0.1";
@@ -51,6 +57,7 @@ export const command: Command = {
       seed: numberOption(values.seed, "seed", 0),
       ...(existsSync(tokenizerPath) ? { tokenizerJson: readFileSync(tokenizerPath, "utf8") } : {}),
       ...(values.quiet ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) }),
+      ...(agent !== null ? { documents: { agent: { source: agent.source, config: agent.config } } } : {}),
     });
     await new Promise<void>((ok, fail) => {
       server.once("error", (e: NodeJS.ErrnoException) => fail(new UsageError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`)));

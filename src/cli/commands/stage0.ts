@@ -5,9 +5,10 @@
  */
 import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
+import { assertReplaceable } from "../../core/fs.ts";
 import { resolveConfig } from "../../config/presets.ts";
 import { splitOverrideArgs } from "../../config/overrides.ts";
-import { runStage0 } from "../../train/pretrain/stage0.ts";
+import { runStage0, STAGE_OUTPUT } from "../../train/pretrain/stage0.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 
@@ -40,6 +41,7 @@ export const command: Command = {
       return 0;
     }
     if (values.out === undefined) throw new UsageError("missing required option --out");
+    assertReplaceable(values.out, STAGE_OUTPUT, "--out");
     if (values.data !== undefined) overrides.push(`--env.data=${resolve(values.data)}`);
     const config = resolveConfig({ quick: values.quick ?? false, ...(values.config !== undefined ? { file: values.config } : {}), overrides });
     const r = await runStage0(config, { outDir: values.out, quiet: values.quiet ?? false });

@@ -4,10 +4,11 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../../core/errors.ts";
+import { assertReplaceable } from "../../core/fs.ts";
 import { baseDirs, defaultCacheDir } from "../../train/pretrain/base.ts";
 import { resolveConfig } from "../../config/presets.ts";
 import { splitOverrideArgs } from "../../config/overrides.ts";
-import { runStage0 } from "../../train/pretrain/stage0.ts";
+import { runStage0, STAGE_OUTPUT } from "../../train/pretrain/stage0.ts";
 import { runStage1 } from "../../train/pretrain/stage1.ts";
 import { existsSync } from "node:fs";
 import { parseOptions, printJson } from "../args.ts";
@@ -48,6 +49,7 @@ export const command: Command = {
       return 0;
     }
     if (values.out === undefined) throw new UsageError("missing required option --out");
+    assertReplaceable(values.out, STAGE_OUTPUT, "--out");
     if (values.analyzer !== undefined) overrides.push(`--stage1.analyzer=${values.analyzer}`);
     if (values.endpoint !== undefined) overrides.push(`--stage1.endpoint=${values.endpoint}`);
     if (values.model !== undefined) overrides.push(`--stage1.model=${values.model}`);

@@ -14,8 +14,9 @@
  * `stage0.json` (the report). Seeds derive from `deriveSeed(0, "stage0", ...)`: the base agent is
  * a fixed starting point shared by every run seed of an experiment.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { assertReplaceable, writeDirAtomically, type OwnedLayout } from "../../core/fs.ts";
 import { deriveSeed, Rng } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
 import { ChatFormat } from "../../policy/chat-format.ts";
@@ -34,6 +35,9 @@ import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadin
 import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
+
+/** What a stage report records of the config it was built with. */
+export type StageSettings = { readonly env: SeedConfig["env"]; readonly rollout: SeedConfig["rollout"] };
 
 /** The Stage-0 report (`stage0.json`). */
 export type Stage0Report = {
@@ -71,6 +75,11 @@ export type Stage0Report = {
   /** Actions the shift was measured on. */
   readonly shiftActions: number;
   readonly seconds: number;
+  /**
+   * The environment and rollout settings the agent was built with, so that evaluating or serving
+   * this model acts as it was trained (`eval/agent-settings.ts`). Absent in older reports.
+   */
+  readonly settings: StageSettings;
 };
 
 /** Options of `runStage0`. */
@@ -116,6 +125,8 @@ export async function playCorpus(config: SeedConfig, tasks: readonly TaskSpec[],
 /** Runs Stage 0 and writes `outDir/model` and `outDir/stage0.json`. */
 export async function runStage0(config: SeedConfig, options: Stage0Options): Promise<Stage0Report> {
   requireAlfworld(config.env.name);
+  // Refused before the work, not after it: a folder seed did not write is never replaced.
+  assertReplaceable(options.outDir, STAGE_OUTPUT);
   const t0 = performance.now();
   const s = config.stage0;
   const quiet = options.quiet ?? false;
@@ -150,8 +161,9 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
     bc,
     ...evalReport,
     seconds: (performance.now() - t0) / 1000,
+    settings: { env: config.env, rollout: config.rollout },
   };
-  writeAtomically(options.outDir, (tmp) => {
+  writeStageOutput(options.outDir, (tmp) => {
     saveCheckpoint(join(tmp, "model"), { config: modelConfig, params: policy.params, tokenizer });
     writeFileSync(join(tmp, "stage0.json"), JSON.stringify(report, null, 2) + "\n");
   });
@@ -250,18 +262,27 @@ function actionSums(lp: Float32Array, mask: Uint8Array): number[] {
   return out;
 }
 
-/** Builds a directory in a temporary sibling and renames it into place (replacing an old one). */
-export function writeAtomically(dir: string, fill: (tmp: string) => void): void {
-  const target = resolve(dir);
-  const tmp = `${target}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
+/**
+ * What a Stage-0 or Stage-1 output folder holds, so that one seed wrote may be rebuilt in place
+ * and anything else (a user's folder, a file) is refused, never deleted.
+ */
+export const STAGE_OUTPUT: OwnedLayout = {
+  what: "a Stage-0/1 output",
+  names: ["model", "stage0.json", "stage1.json", "labels.jsonl"],
+  isSignature: (dir) => ["stage0.json", "stage1.json"].some((n) => isStageReport(join(dir, n))),
+};
+
+function isStageReport(path: string): boolean {
+  if (!existsSync(path)) return false;
   try {
-    fill(tmp);
-    if (existsSync(target)) rmSync(target, { recursive: true, force: true });
-    renameSync(tmp, target);
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw e;
+    const j = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    return typeof j === "object" && j !== null && typeof j["seconds"] === "number" && (typeof j["episodes"] === "number" || typeof j["trajectories"] === "number");
+  } catch {
+    return false;
   }
+}
+
+/** Writes a stage's output folder atomically, replacing only a previous output seed wrote. */
+export function writeStageOutput(dir: string, fill: (tmp: string) => void): void {
+  writeDirAtomically(dir, STAGE_OUTPUT, fill);
 }

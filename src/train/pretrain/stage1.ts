@@ -33,7 +33,8 @@ import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
-import { playCorpus, writeAtomically } from "./stage0.ts";
+import { playCorpus, STAGE_OUTPUT, writeStageOutput, type StageSettings } from "./stage0.ts";
+import { assertReplaceable } from "../../core/fs.ts";
 import { encodeDemo } from "./demos.ts";
 
 /** The Stage-1 report (`stage1.json`). */
@@ -62,6 +63,11 @@ export type Stage1Report = {
   readonly baseSkillValidRate: number;
   readonly labelMetrics: Record<string, number>;
   readonly seconds: number;
+  /**
+   * The environment and rollout settings the agent was built with, so that evaluating or serving
+   * this model acts as it was trained (`eval/agent-settings.ts`). Absent in older reports.
+   */
+  readonly settings: StageSettings;
 };
 
 /** Options of `runStage1`. */
@@ -92,6 +98,8 @@ async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: num
  */
 export async function runStage1(config: SeedConfig, options: Stage1Options): Promise<Stage1Report> {
   const t0 = performance.now();
+  // Refused before the work, not after it: a folder seed did not write is never replaced.
+  assertReplaceable(options.outDir, STAGE_OUTPUT);
   const s = config.stage1;
   const quiet = options.quiet ?? false;
   const env = trainingEnv(config);
@@ -163,8 +171,9 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
     baseSkillValidRate: validRate(base),
     labelMetrics: analysisMetrics(analyses),
     seconds: (performance.now() - t0) / 1000,
+    settings: { env: config.env, rollout: config.rollout },
   };
-  writeAtomically(options.outDir, (tmp) => {
+  writeStageOutput(options.outDir, (tmp) => {
     saveCheckpoint(join(tmp, "model"), { config: policy.config, params: policy.params, tokenizer: policy.tokenizer });
     writeFileSync(join(tmp, "stage1.json"), JSON.stringify(report, null, 2) + "\n");
     writeFileSync(join(tmp, "labels.jsonl"), labelled.map(({ t, a }) => JSON.stringify({ taskId: t.taskId, member: t.memberIndex, success: t.success, turns: t.turns.length, ok: a.ok, skill: a.ok ? a.skill : null, issue: a.ok ? null : (a.issues.at(-1)?.message ?? null) })).join("\n") + "\n");
