@@ -8,6 +8,7 @@ import { defaultConfig } from "./config.ts";
 import { describeMethod, planMethod } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
 import { canonicalName, findPreset, listPresets, presetFormula, resolveConfig } from "./presets.ts";
+import { miniBatchCount } from "./resolve.ts";
 
 /** The presets issue 5 names, by file name. */
 const REQUIRED = [
@@ -117,4 +118,15 @@ test("the rendered formula follows overrides (it is never stored, so it cannot g
   assert.match(f(["--opd.teacherScoring=frozen"]), /scored frozen$/);
   assert.match(f(["--skills.refreshEvery=0"]), /analyzer\(θ_0, τ\)/);
   assert.equal(planMethod(resolveConfig({ preset: "seed", overrides: ["--opd.coef=0"] })).teacher, null);
+});
+
+test("the reference schedule: 16 tasks x 8, the protocol's 30 steps, mini-batches derived from 256 step-samples (at least 4)", () => {
+  const c = structuredClone(defaultConfig);
+  assert.equal(c.rollout.tasksPerUpdate * c.rollout.groupSize, 128);
+  assert.equal(c.env.maxSteps, 0, "0: the protocol's limit (ALFWorld 30)");
+  // 128 full-history trajectories of ~20 turns: 2,560 step-samples, 10 mini-batches.
+  assert.equal(miniBatchCount(c, 2560, 128), 10);
+  assert.equal(miniBatchCount(c, 300, 128), 4, "never fewer than 4 when derived");
+  assert.equal(miniBatchCount(c, 300, 3), 3, "never more than the sequences (a sequence is not split)");
+  assert.equal(miniBatchCount({ ...c, update: { ...c.update, miniBatches: 1 } }, 2560, 128), 1, "an explicit count wins");
 });

@@ -93,7 +93,11 @@ export type SeedConfig = {
     generatedTasks: number;
     /** Size of generated games: receptacles per room, ±2 (ALFWorld; the generator's floor is 4). Small rooms keep the full-history sequences short. @default 4 */
     receptacles: number;
-    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). The embedded default is 20 (about 2,500 tokens of full history in small rooms). @default 20 */
+    /**
+     * Step limit of an episode; 0 takes the protocol's (ALFWorld 30, the paper's and its code's
+     * evaluation limit). The `demo` experiment keeps its documented 20 (about 2,500 tokens of full
+     * history in small rooms) to stay inside its time budget. @default 0
+     */
     maxSteps: number;
     /** Invalid-action penalty c_inv subtracted from an invalid step's score; < 0 takes the protocol's (0.1 ALFWorld). @default -1 */
     invalidPenalty: number;
@@ -109,7 +113,7 @@ export type SeedConfig = {
     sft: boolean;
   };
   rollout: {
-    /** Tasks per update (the paper: 16). @default 4 */
+    /** Tasks per update (the paper and its code: 16; the `demo` experiment uses 4). @default 16 */
     tasksPerUpdate: number;
     /** Group size N (the paper: 8). @default 8 */
     groupSize: number;
@@ -161,8 +165,19 @@ export type SeedConfig = {
     maxGradNorm: number;
   };
   update: {
-    /** Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. @default 1 */
+    /**
+     * Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. 0 derives the
+     * count from the reference's mini-batch of `miniBatchSamples` step-samples: max(4,
+     * round(S / miniBatchSamples)) for an update of S step-samples, never more than its
+     * sequences. A step-sample is one turn (ALGORITHMS.md §0); in `full` history a trajectory of
+     * L turns is one sequence carrying L step-samples and is never split, so a mini-batch of 256
+     * step-samples is about 256 / L whole trajectories (16 × 8 trajectories of ~20 turns: 2,560
+     * step-samples, 10 mini-batches of ~13 trajectories). In `window` mode a sequence is a turn,
+     * as in the reference. @default 0
+     */
     miniBatches: number;
+    /** Step-samples per mini-batch when `miniBatches` is 0 (the reference's `ppo_mini_batch_size`). @default 256 */
+    miniBatchSamples: number;
     /** PPO epochs per update (the reference: 1). @default 1 */
     epochs: number;
   };
@@ -353,11 +368,11 @@ export type Stage1Config = {
 export const defaultConfig: SeedConfig = {
   method: { name: "seed" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
-  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 20, invalidPenalty: -1 },
+  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 0, invalidPenalty: -1 },
   policy: { init: "", sft: true },
-  rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
+  rollout: { tasksPerUpdate: 16, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
-  update: { miniBatches: 1, epochs: 1 },
+  update: { miniBatches: 0, miniBatchSamples: 256, epochs: 1 },
   grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },
   loss: { aggregation: "token-mean", normLength: 512, terms: {} },
   pg: { coef: 1, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, advantage: "grpo" },

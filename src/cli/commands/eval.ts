@@ -42,7 +42,8 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --seed <n>               seed of sampling and environment resets (default 0)
   --history <mode>         window, window:<k> or full (default: the run's; served models: window)
   --max-action-tokens <n>  default: the run's (48 embedded), 512 for served models
-  --max-steps <n>          step limit (default: the run's; else the protocol's: ALFWorld 30, WebShop 15, Search 4)
+  --max-steps <n>          step limit (default: real ALFWorld games 30; else the run's; else the protocol's:
+                           ALFWorld 30, WebShop 15, Search 4)
   --action-mask            restrict actions to the admissible list (embedded policies only)
   --tokenizer <file>       the served model's tokenizer.json (not needed with 'seed serve')
   --token-ids <how>        server (default; exact ids) or retokenize
@@ -102,9 +103,12 @@ export const command: Command = {
     const served = target === null;
     let data = values.data !== undefined ? resolve(values.data) : target?.runDir ? config.env.data : "";
     if (served && envId === "alfworld" && data === "" && existsSync(resolve("../shared/data/alfworld"))) data = resolve("../shared/data/alfworld");
-    // Step limit: the run's; a bare checkpoint on ALFWorld keeps the embedded default; anything
-    // else takes the protocol's (ALFWorld 30, WebShop 15, Search-QA 4, ...).
-    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0) : target?.runDir || (!served && envId === "alfworld") ? config.env.maxSteps : 0;
+    // Step limit: the benchmark's own on real ALFWorld games (30, whatever the run trained with);
+    // else the run's; a bare checkpoint on generated ALFWorld keeps the embedded default;
+    // anything else takes the protocol's (ALFWorld 30, WebShop 15, Search-QA 4, ...).
+    const realAlfworld = envId === "alfworld" && data !== "";
+    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0)
+      : !realAlfworld && (target?.runDir || (!served && envId === "alfworld")) ? config.env.maxSteps : 0;
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-steps must be a non-negative integer, got ${values["max-steps"]}`);
     config = mergeConfig(config, {
       env: { name: envId, data, maxSteps },
