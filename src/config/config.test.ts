@@ -13,7 +13,7 @@ import { miniBatchCount } from "./resolve.ts";
 /** The presets issue 5 names, by file name. */
 const REQUIRED = [
   "vanilla", "skill-prompt", "grpo", "skill-grpo", "skill-grpo-star", "opsd", "grpo-opsd", "skill-sd", "rlsd", "sdar", "seed",
-  "seed-no-sft", "seed-no-refresh", "seed-static-library",
+  "seed-no-sft", "seed-no-refresh", "seed-static-library", "grpo-sft",
 ];
 
 test("the defaults are a valid config with the paper's method settings", () => {
@@ -86,6 +86,9 @@ test("the paper's spellings are aliases", () => {
   assert.equal(findPreset("GRPO+OPSD").name, "grpo-opsd");
   assert.equal(findPreset("SEED").name, "seed");
   assert.equal(findPreset("seed w/o sft").name, "seed-no-sft");
+  // The paper's row "w/o self-evolving refresh" is GRPO from SFT; the frozen analyzer has its own name.
+  assert.equal(findPreset("w/o self-evolving refresh").name, "grpo-sft");
+  assert.equal(findPreset("frozen analyzer").name, "seed-no-refresh");
   assert.equal(canonicalName(" Skill_GRPO* "), "skill-grpo-star");
   assert.throws(() => findPreset("ppo"), /unknown preset 'ppo'; presets: .*seed/);
 });
@@ -102,6 +105,9 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("seed").skills.teacher, "self");
   assert.equal(c("seed-no-sft").policy.sft, false);
   assert.equal(c("seed-no-refresh").skills.refreshEvery, 0);
+  assert.equal(c("grpo-sft").policy.sft, true);
+  assert.equal(c("grpo-sft").opd.coef, 0);
+  assert.equal(c("grpo-sft").skills.teacher, "none");
   assert.equal(c("seed-static-library").skills.teacher, "static-self");
   assert.equal(c("seed-external-analyzer").skills.teacher, "external");
   assert.equal(c("skill-grpo").skills.student, "library");
