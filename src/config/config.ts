@@ -317,6 +317,21 @@ export type Stage0Config = {
   hintShare: number;
   /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
   hintEpsilon: number;
+  /**
+   * Share of hinted episodes whose hint is the rule analyzer's skill of a noisy episode of the
+   * same game (ε = `selfHintEpsilon`) instead of the clean expert's: an avoidance rule when that
+   * episode failed, a workflow with its detours when it won, the kinds of skill the analyzer
+   * writes about an agent's own rollouts. 0 keeps the clean-expert hints only. @default 0
+   */
+  selfHints: number;
+  /** Random-action rate of the noisy episode a self hint is written from. @default 0.5 */
+  selfHintEpsilon: number;
+  /**
+   * Train the random actions of unhinted episodes too, so that without a skill the base imitates
+   * the noisy demonstrator and with one the clean expert: the teacher (skill in context) then
+   * prefers plan-shortening actions over the student, which is SEED's premise. @default false
+   */
+  trainPlainNoise: boolean;
   /** Optimizer steps of behaviour cloning (about 12 passes over the corpus; 1,200 measured a base that barely reads hints). @default 2400 */
   steps: number;
   /** Sequences per optimizer step. @default 4 */
@@ -384,7 +399,7 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05,
+    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05, selfHints: 0, selfHintEpsilon: 0.5, trainPlainNoise: false,
     steps: 2400, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
   stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },
