@@ -77,13 +77,14 @@ export const command: Command = {
       console.log(USAGE);
       return 0;
     }
-    const target = resolveCheckpoint(requireOption(values.checkpoint, "checkpoint"));
-    let config: SeedConfig = target.runDir ? readRunConfig(target.runDir) : structuredClone(defaultConfig);
+    const checkpoint = requireOption(values.checkpoint, "checkpoint");
     const env = values.env ?? "alfworld";
     if (env !== "alfworld") throw new UsageError(`--env: only alfworld has a game state to label actions, got '${env}'`);
-    if (config.env.name !== "alfworld") throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not alfworld`);
     const skill = (values.skill ?? "rule") as GateSkill;
     if (!(GATE_SKILLS as readonly string[]).includes(skill)) throw new UsageError(`--skill is one of ${GATE_SKILLS.join(", ")}, got '${values.skill}'`);
+    const target = resolveCheckpoint(checkpoint);
+    let config: SeedConfig = target.runDir ? readRunConfig(target.runDir) : structuredClone(defaultConfig);
+    if (config.env.name !== "alfworld") throw new UsageError(`the run at ${target.runDir} trained on ${config.env.name}, not alfworld`);
     const maxSteps = positiveInt(values["max-steps"], "max-steps");
     config = mergeConfig(config, { env: { ...(values.data !== undefined ? { data: resolve(values.data) } : {}), ...(maxSteps !== undefined ? { maxSteps } : {}) } });
     const tasks = positiveInt(values.tasks, "tasks");
