@@ -44,8 +44,8 @@ const EXCEPTIONS: Record<string, { readonly layers: readonly string[]; readonly 
   "cli/commands/serve.ts": { layers: ["policy"], why: "serves a policy over the OpenAI-compatible API" },
 };
 
-/** Files of eval/ that may import train/ (they run experiment arms or find the bases arms start from). */
-const EVAL_TRAIN_USERS = ["eval/experiment.ts", "eval/demo.ts", "eval/report.ts"];
+/** Files of eval/ that may import train/ (they run experiment arms, find the bases arms start from, or replay Stage 0's hint). */
+const EVAL_TRAIN_USERS = ["eval/experiment.ts", "eval/demo.ts", "eval/report.ts", "eval/gate-value.ts"];
 
 /** The policy files the Stage-2 trainer and the run layer may import: the interfaces, the loader, the chunker, ChatML. */
 const POLICY_SEAM = ["policy/policy.ts", "policy/load.ts", "policy/batching.ts", "policy/chat-format.ts"];

@@ -54,7 +54,7 @@ function presetDir(name: string): string {
 }
 
 // Tied groups (one step per episode: nobody wins), so GRPO's own weights are exactly 0.
-const TINY = ["--run.updates=1", "--rollout.groupSize=2", "--run.samplesPerUpdate=1", "--env.maxSteps=1"];
+const TINY = ["--run.updates=1", "--rollout.groupSize=2", "--run.samplesPerUpdate=1", "--env.maxSteps=1", "--update.miniBatches=1"];
 
 async function traceOf(preset: string, dir: string): Promise<MiniBatchTrace> {
   const config = resolveConfig({ preset, dir, quick: true, catalogue, overrides: TINY });

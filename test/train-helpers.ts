@@ -13,7 +13,8 @@ export const TEST_CACHE = join(tmpdir(), "seed-rl-test-cache");
 /** A quick config of `preset` with one update of 2 tasks × 2 members, plus `overrides`. */
 export function tinyConfig(preset: string, overrides: readonly string[] = []): SeedConfig {
   const given = new Set(overrides.map((o) => o.split("=")[0]));
-  const defaults = ["--run.updates=1", "--rollout.groupSize=2", "--run.samplesPerUpdate=1"].filter((o) => !given.has(o.split("=")[0]));
+  // One optimizer step per update unless a test asks for more (the default derives 4 or more).
+  const defaults = ["--run.updates=1", "--rollout.groupSize=2", "--run.samplesPerUpdate=1", "--update.miniBatches=1"].filter((o) => !given.has(o.split("=")[0]));
   return resolveConfig({ preset, quick: true, overrides: [...defaults, ...overrides] });
 }
 

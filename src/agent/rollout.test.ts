@@ -216,6 +216,17 @@ test("promptTransform changes the student prompt; teacher sequences rebuild it a
   const [cut] = teacherSequences(ft!, skill, chat, { maxContext: student!.request.tokens.length });
   assert.equal(cut!.request.tokens.length, student!.request.tokens.length);
   assert.deepEqual(cut!.request.tokens.slice(cut!.request.start), student!.request.tokens.slice(student!.request.start));
+  assert.ok((cut!.promptCut ?? 0) > 0 && fteacher!.promptCut === undefined, "the cut is counted");
+  // With keepChars the cut falls after the protected head: the task line and the skill survive.
+  const keepEnd = (text: string) => text.indexOf("[SKILL]") + "[SKILL]".length;
+  const [kept] = teacherSequences(ft!, skill, chat, { maxContext: student!.request.tokens.length, keepChars: keepEnd });
+  assert.equal(kept!.request.tokens.length, student!.request.tokens.length);
+  assert.equal(kept!.promptCut, cut!.promptCut);
+  assert.match(policy.tokenizer.decode(kept!.request.tokens.slice(0, kept!.request.start)), /Your task is to: open the door\.\n\n\[SKILL\]/);
+  // Left truncation loses the chat header's start; the protected cut keeps it.
+  assert.deepEqual(kept!.request.tokens.slice(0, 4), fteacher!.request.tokens.slice(0, 4));
+  assert.notDeepEqual(cut!.request.tokens.slice(0, 4), fteacher!.request.tokens.slice(0, 4));
+  assert.deepEqual(kept!.request.tokens.slice(kept!.request.start), student!.request.tokens.slice(student!.request.start));
 
   const seen: string[] = [];
   const sp = new ScriptedPolicy([(c: ScriptCall) => (seen.push(c.promptText), act("look"))]);

@@ -27,6 +27,8 @@ export type ScoredSequence = {
   readonly lossMask: Uint8Array;
   /** The turns whose sampled ids this sequence scores, in order. */
   readonly segments: readonly TurnSegment[];
+  /** Teacher views only: prompt ids the context limit removed (absent or 0 when none). */
+  readonly promptCut?: number;
 };
 
 function windowSequence(prompt: readonly number[], turn: Turn, index: number): ScoredSequence {
@@ -86,7 +88,22 @@ export type TeacherOptions = {
    * @default no limit
    */
   readonly maxContext?: number;
+  /**
+   * How many leading characters of a rebuilt user text a cut must keep (the task line and the
+   * skill block); with it, a prompt that does not fit loses the ids right after that head (the
+   * oldest history) instead of its start, and a view whose head and tail alone do not fit throws.
+   * @default none: SEED's left truncation
+   */
+  readonly keepChars?: (userText: string) => number;
 };
+
+/** Length of the longest common prefix (or, with `fromEnd`, suffix) of two id lists. */
+function commonRun(a: readonly number[], b: readonly number[], fromEnd = false): number {
+  const n = Math.min(a.length, b.length);
+  let k = 0;
+  while (k < n && (fromEnd ? a[a.length - 1 - k] === b[b.length - 1 - k] : a[k] === b[k])) k++;
+  return k;
+}
 
 /**
  * The teacher's view, Eq. (Teacher) ℓ_skill = log π_θ(a | H(h, s)): the same sampled ids after a
@@ -99,16 +116,29 @@ export type TeacherOptions = {
 export function teacherSequences(traj: Trajectory, transform: (promptText: string) => string, chat: ChatFormat, options: TeacherOptions = {}): ScoredSequence[] {
   if (traj.turns.length === 0) return [];
   const limit = options.maxContext ?? Number.POSITIVE_INFINITY;
-  const truncate = (prompt: number[], rest: number): number[] => {
-    if (prompt.length + rest <= limit) return prompt;
+  const keep = options.keepChars;
+  const truncate = (text: string, rest: number): { ids: number[]; cut: number } => {
+    const prompt = chat.prompt(text);
+    if (prompt.length + rest <= limit) return { ids: prompt, cut: 0 };
     if (rest >= limit) throw new ContextLimitError(limit, rest + 1);
-    return prompt.slice(prompt.length - (limit - rest));
+    const need = prompt.length + rest - limit;
+    if (keep === undefined) return { ids: prompt.slice(need), cut: need };
+    // Keep the head (chat header, task line, skill) and the generation header; cut in between.
+    const head = commonRun(prompt, chat.prompt(text.slice(0, keep(text))));
+    const tail = commonRun(prompt, chat.prompt(""), true);
+    if (head + tail + need > prompt.length) throw new ContextLimitError(limit, head + tail + rest + 1);
+    return { ids: [...prompt.slice(0, head), ...prompt.slice(head + need)], cut: need };
   };
+  const withCut = (s: ScoredSequence, cut: number): ScoredSequence => (cut > 0 ? { ...s, promptCut: cut } : s);
   if (traj.historyMode === "window") {
-    return traj.turns.map((t, i) => windowSequence(truncate(chat.prompt(transform(t.promptText)), t.sampledTokens.length), t, i));
+    return traj.turns.map((t, i) => {
+      const p = truncate(transform(t.promptText), t.sampledTokens.length);
+      return withCut(windowSequence(p.ids, t, i), p.cut);
+    });
   }
   const rest = traj.turns.reduce((n, t, i) => n + t.sampledTokens.length + (i > 0 ? t.promptTokens.length : 0), 0);
-  return [fullSequence(truncate(chat.prompt(transform(traj.turns[0]!.promptText)), rest), traj.turns)];
+  const p = truncate(transform(traj.turns[0]!.promptText), rest);
+  return [withCut(fullSequence(p.ids, traj.turns), p.cut)];
 }
 
 /**

@@ -22,6 +22,7 @@ const COMMANDS: Readonly<Record<string, { summary: string }>> = {
   eval: { summary: "evaluate a checkpoint or a served model on a benchmark" },
   experiment: { summary: "methods x seeds, sweeps, with confidence intervals" },
   report: { summary: "render an HTML report from run directories" },
+  analyze: { summary: "analyses of a checkpoint: gates vs action value (analyze gates)" },
   serve: { summary: "serve a checkpoint over an OpenAI-compatible API" },
   lm: { summary: "train the embedded model on a text file and sample from it" },
   data: { summary: "import and check benchmark data (ALFWorld, ...)" },

@@ -23,7 +23,7 @@ const INTEGERS: Readonly<Record<string, number>> = {
   "run.seed": 0, "run.updates": 0, "run.checkpointEvery": 1, "run.keepCheckpoints": 1, "run.samplesEvery": 0, "run.samplesPerUpdate": 0, "run.maxBadUpdates": 1,
   "env.generatedTasks": 1, "env.receptacles": 4, "env.maxSteps": 0,
   "rollout.tasksPerUpdate": 1, "rollout.groupSize": 1, "rollout.window": -1, "rollout.topK": 0, "rollout.maxActionTokens": 1, "rollout.maxContext": 0,
-  "update.miniBatches": 1, "update.epochs": 1, "loss.normLength": 1, "rlsd.warmDown": 1,
+  "update.miniBatches": 0, "update.miniBatchSamples": 1, "update.epochs": 1, "loss.normLength": 1, "rlsd.warmDown": 1,
   "skills.refreshEvery": 0, "skills.analyzerAttempts": 1, "skills.maxSkillTokens": 1, "skills.staticRollouts": 1,
   "stage0.dModel": 0, "stage0.layers": 0, "stage0.vocabSize": 300, "stage0.maxContext": 16, "stage0.games": 1, "stage0.episodesPerGame": 1, "stage0.steps": 0, "stage0.batch": 1, "stage0.evalGames": 0,
   "stage1.tasks": 1, "stage1.rollouts": 1, "stage1.epochs": 0, "stage1.batch": 1,
@@ -35,7 +35,7 @@ const RANGES: Readonly<Record<string, readonly [number, number]>> = {
   "optim.eps": [0, 1], "optim.weightDecay": [0, 10], "optim.maxGradNorm": [0, 1e9], "grpo.eps": [0, 1],
   "pg.coef": [0, 1e6], "pg.clipLow": [0, 1], "pg.clipHigh": [0, 1e3], "kl.coef": [0, 1e6], "entropy.coef": [0, 0], "opd.coef": [0, 1e6], "opd.beta": [0, 1e4],
   "skillSd.coef": [0, 1e6], "rlsd.lambda0": [0, 1], "rlsd.epsW": [0, 1], "eval.temperature": [0, 10], "env.invalidPenalty": [-1, 1e6],
-  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
+  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.selfHints": [0, 1], "stage0.selfHintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
   "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.replay": [0, 100], "stage1.lr": [0, 1],
 };
 

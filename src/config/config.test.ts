@@ -8,11 +8,12 @@ import { defaultConfig } from "./config.ts";
 import { describeMethod, planMethod } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
 import { canonicalName, findPreset, listPresets, presetFormula, resolveConfig } from "./presets.ts";
+import { miniBatchCount } from "./resolve.ts";
 
 /** The presets issue 5 names, by file name. */
 const REQUIRED = [
   "vanilla", "skill-prompt", "grpo", "skill-grpo", "skill-grpo-star", "opsd", "grpo-opsd", "skill-sd", "rlsd", "sdar", "seed",
-  "seed-no-sft", "seed-no-refresh", "seed-static-library",
+  "seed-no-sft", "seed-no-refresh", "seed-static-library", "grpo-sft",
 ];
 
 test("the defaults are a valid config with the paper's method settings", () => {
@@ -85,6 +86,9 @@ test("the paper's spellings are aliases", () => {
   assert.equal(findPreset("GRPO+OPSD").name, "grpo-opsd");
   assert.equal(findPreset("SEED").name, "seed");
   assert.equal(findPreset("seed w/o sft").name, "seed-no-sft");
+  // The paper's row "w/o self-evolving refresh" is GRPO from SFT; the frozen analyzer has its own name.
+  assert.equal(findPreset("w/o self-evolving refresh").name, "grpo-sft");
+  assert.equal(findPreset("frozen analyzer").name, "seed-no-refresh");
   assert.equal(canonicalName(" Skill_GRPO* "), "skill-grpo-star");
   assert.throws(() => findPreset("ppo"), /unknown preset 'ppo'; presets: .*seed/);
 });
@@ -101,6 +105,9 @@ test("the presets differ from each other by data only: the terms and skill sourc
   assert.equal(c("seed").skills.teacher, "self");
   assert.equal(c("seed-no-sft").policy.sft, false);
   assert.equal(c("seed-no-refresh").skills.refreshEvery, 0);
+  assert.equal(c("grpo-sft").policy.sft, true);
+  assert.equal(c("grpo-sft").opd.coef, 0);
+  assert.equal(c("grpo-sft").skills.teacher, "none");
   assert.equal(c("seed-static-library").skills.teacher, "static-self");
   assert.equal(c("seed-external-analyzer").skills.teacher, "external");
   assert.equal(c("skill-grpo").skills.student, "library");
@@ -140,4 +147,15 @@ test("sizes whose memory cannot fit are refused with the key, the estimate and t
   const c = resolveConfig({ preset: "seed" });
   const rollout = (g: number) => memoryEstimate({ ...c, rollout: { ...c.rollout, groupSize: g } })[0]!.bytes;
   assert.equal(rollout(16), 2 * rollout(8));
+});
+
+test("the reference schedule: 16 tasks x 8, the protocol's 30 steps, mini-batches derived from 256 step-samples (at least 4)", () => {
+  const c = structuredClone(defaultConfig);
+  assert.equal(c.rollout.tasksPerUpdate * c.rollout.groupSize, 128);
+  assert.equal(c.env.maxSteps, 0, "0: the protocol's limit (ALFWorld 30)");
+  // 128 full-history trajectories of ~20 turns: 2,560 step-samples, 10 mini-batches.
+  assert.equal(miniBatchCount(c, 2560, 128), 10);
+  assert.equal(miniBatchCount(c, 300, 128), 4, "never fewer than 4 when derived");
+  assert.equal(miniBatchCount(c, 300, 3), 3, "never more than the sequences (a sequence is not split)");
+  assert.equal(miniBatchCount({ ...c, update: { ...c.update, miniBatches: 1 } }, 2560, 128), 1, "an explicit count wins");
 });

@@ -94,7 +94,11 @@ export type SeedConfig = {
     generatedTasks: number;
     /** Size of generated games: receptacles per room, ±2 (ALFWorld; the generator's floor is 4). Small rooms keep the full-history sequences short. @default 4 */
     receptacles: number;
-    /** Step limit of an episode; 0 takes the protocol's (ALFWorld 30). The embedded default is 20 (about 2,500 tokens of full history in small rooms). @default 20 */
+    /**
+     * Step limit of an episode; 0 takes the protocol's (ALFWorld 30, the paper's and its code's
+     * evaluation limit). The `demo` experiment keeps its documented 20 (about 2,500 tokens of full
+     * history in small rooms) to stay inside its time budget. @default 0
+     */
     maxSteps: number;
     /** Invalid-action penalty c_inv subtracted from an invalid step's score; < 0 takes the protocol's (0.1 ALFWorld). @default -1 */
     invalidPenalty: number;
@@ -110,7 +114,7 @@ export type SeedConfig = {
     sft: boolean;
   };
   rollout: {
-    /** Tasks per update (the paper: 16). @default 4 */
+    /** Tasks per update (the paper and its code: 16; the `demo` experiment uses 4). @default 16 */
     tasksPerUpdate: number;
     /** Group size N (the paper: 8). @default 8 */
     groupSize: number;
@@ -162,8 +166,19 @@ export type SeedConfig = {
     maxGradNorm: number;
   };
   update: {
-    /** Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. @default 1 */
+    /**
+     * Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. 0 derives the
+     * count from the reference's mini-batch of `miniBatchSamples` step-samples: max(4,
+     * round(S / miniBatchSamples)) for an update of S step-samples, never more than its
+     * sequences. A step-sample is one turn (ALGORITHMS.md §0); in `full` history a trajectory of
+     * L turns is one sequence carrying L step-samples and is never split, so a mini-batch of 256
+     * step-samples is about 256 / L whole trajectories (16 × 8 trajectories of ~20 turns: 2,560
+     * step-samples, 10 mini-batches of ~13 trajectories). In `window` mode a sequence is a turn,
+     * as in the reference. @default 0
+     */
     miniBatches: number;
+    /** Step-samples per mini-batch when `miniBatches` is 0 (the reference's `ppo_mini_batch_size`). @default 256 */
+    miniBatchSamples: number;
     /** PPO epochs per update (the reference: 1). @default 1 */
     epochs: number;
   };
@@ -303,6 +318,21 @@ export type Stage0Config = {
   hintShare: number;
   /** Random-action rate of an episode with a hint (the demonstrator follows it with less noise). @default 0.05 */
   hintEpsilon: number;
+  /**
+   * Share of hinted episodes whose hint is the rule analyzer's skill of a noisy episode of the
+   * same game (ε = `selfHintEpsilon`) instead of the clean expert's: an avoidance rule when that
+   * episode failed, a workflow with its detours when it won, the kinds of skill the analyzer
+   * writes about an agent's own rollouts. 0 keeps the clean-expert hints only. @default 0
+   */
+  selfHints: number;
+  /** Random-action rate of the noisy episode a self hint is written from. @default 0.5 */
+  selfHintEpsilon: number;
+  /**
+   * Train the random actions of unhinted episodes too, so that without a skill the base imitates
+   * the noisy demonstrator and with one the clean expert: the teacher (skill in context) then
+   * prefers plan-shortening actions over the student, which is SEED's premise. @default false
+   */
+  trainPlainNoise: boolean;
   /** Optimizer steps of behaviour cloning (about 12 passes over the corpus; 1,200 measured a base that barely reads hints). @default 2400 */
   steps: number;
   /** Sequences per optimizer step. @default 4 */
@@ -354,11 +384,11 @@ export type Stage1Config = {
 export const defaultConfig: SeedConfig = {
   method: { name: "seed" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
-  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 20, invalidPenalty: -1 },
+  env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 0, invalidPenalty: -1 },
   policy: { init: "", sft: true },
-  rollout: { tasksPerUpdate: 4, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
+  rollout: { tasksPerUpdate: 16, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
-  update: { miniBatches: 1, epochs: 1 },
+  update: { miniBatches: 0, miniBatchSamples: 256, epochs: 1 },
   grpo: { std: "population", scope: "trajectories", eps: 1e-6, singleton: "zero", normalize: true },
   loss: { aggregation: "token-mean", normLength: 512, terms: {} },
   pg: { coef: 1, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, advantage: "grpo" },
@@ -370,7 +400,7 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05,
+    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05, selfHints: 0, selfHintEpsilon: 0.5, trainPlainNoise: false,
     steps: 2400, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
   stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },

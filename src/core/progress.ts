@@ -12,6 +12,15 @@ export type ProgressOptions = {
   logEvery?: number;
   /** Draw nothing (for `--quiet` and tests). @default false */
   silent?: boolean;
+  /** Milliseconds now (tests pass a fake clock). @default performance.now */
+  clock?: () => number;
+  /**
+   * Expected seconds per unit before any unit has been timed (e.g. units weighted in reference
+   * seconds: 1). Without it the ETA is unknown until the first timed unit. @default none
+   */
+  priorSecondsPerUnit?: number;
+  /** Print `done/total` after the percentage (off when units are cost weights, not items). @default true */
+  showCount?: boolean;
 };
 
 function formatSeconds(s: number): string {
@@ -23,6 +32,12 @@ function formatSeconds(s: number): string {
 
 /**
  * A progress bar with elapsed time, ETA and a free-form status (e.g. `loss 1.234`).
+ *
+ * The ETA is (units left) × (seconds per unit), the rate measured over the units actually worked
+ * (`tick`), minus the time already spent on the unit in progress. Units that cost nothing
+ * (a cached stage) are `skip`ped: they fill the bar but neither their count nor their time enters
+ * the rate. Units need not be equal: weight them by expected cost (the demo counts reference
+ * seconds), so a long first stage does not make every later one look as long.
  * @example
  * const bar = new Progress("stage0", steps);
  * for (let i = 0; i < steps; i++) { ...; bar.tick(1, `loss ${loss.toFixed(3)}`); }
@@ -35,10 +50,18 @@ export class Progress {
   private readonly tty: boolean;
   private readonly logEvery: number;
   private readonly silent: boolean;
-  private readonly start = performance.now();
+  private readonly clock: () => number;
+  private readonly prior: number;
+  private readonly showCount: boolean;
+  private readonly start: number;
   private current = 0;
   private status = "";
   private lastDraw = 0;
+  /** Units worked (ticked) and the milliseconds they took. */
+  private worked = 0;
+  private workedMs = 0;
+  /** When the last tick or skip happened (the unit in progress started then). */
+  private lastEvent: number;
 
   constructor(label: string, total: number, options: ProgressOptions = {}) {
     this.label = label;
@@ -47,13 +70,37 @@ export class Progress {
     this.tty = Boolean(this.stream.isTTY);
     this.logEvery = options.logEvery ?? 10;
     this.silent = options.silent ?? false;
+    this.clock = options.clock ?? (() => performance.now());
+    this.prior = options.priorSecondsPerUnit ?? Number.NaN;
+    this.showCount = options.showCount ?? true;
+    this.start = this.clock();
+    this.lastEvent = this.start;
   }
 
-  /** Advance by `n` and optionally replace the status text. */
+  /** Advance by `n` worked units (their time enters the rate) and optionally replace the status text. */
   tick(n = 1, status?: string): void {
+    const now = this.clock();
+    this.worked += n;
+    this.workedMs += now - this.lastEvent;
+    this.lastEvent = now;
     this.current = Math.min(this.total, this.current + n);
     if (status !== undefined) this.status = status;
     this.draw(false);
+  }
+
+  /** Advance by `n` units that cost nothing (cached, resumed): the bar moves, the rate does not. */
+  skip(n = 1, status?: string): void {
+    this.lastEvent = this.clock();
+    this.current = Math.min(this.total, this.current + n);
+    if (status !== undefined) this.status = status;
+    this.draw(false);
+  }
+
+  /** Seconds left: NaN while nothing has been timed and there is no prior rate. */
+  eta(): number {
+    const rate = this.worked > 0 ? this.workedMs / 1000 / this.worked : this.prior;
+    const left = (this.total - this.current) * rate - (this.clock() - this.lastEvent) / 1000;
+    return Number.isFinite(left) ? Math.max(0, left) : Number.NaN;
   }
 
   /** Replace the status text without advancing. */
@@ -70,23 +117,24 @@ export class Progress {
 
   /** Seconds since the bar was created. */
   elapsed(): number {
-    return (performance.now() - this.start) / 1000;
+    return (this.clock() - this.start) / 1000;
   }
 
   private line(): string {
     const elapsed = this.elapsed();
     const frac = this.total > 0 ? this.current / this.total : 1;
-    const eta = this.current > 0 ? (elapsed / this.current) * (this.total - this.current) : NaN;
+    const eta = this.eta();
     const width = 24;
     const filled = Math.round(frac * width);
     const bar = "#".repeat(filled) + "-".repeat(width - filled);
     const pct = `${(frac * 100).toFixed(0).padStart(3)}%`;
-    return `${this.label} [${bar}] ${pct} ${this.current}/${this.total} ${formatSeconds(elapsed)} eta ${formatSeconds(eta)}${this.status ? "  " + this.status : ""}`;
+    const count = this.showCount ? ` ${this.current}/${this.total}` : "";
+    return `${this.label} [${bar}] ${pct}${count} ${formatSeconds(elapsed)} eta ${formatSeconds(eta)}${this.status ? "  " + this.status : ""}`;
   }
 
   private draw(final: boolean): void {
     if (this.silent) return;
-    const now = performance.now();
+    const now = this.clock();
     if (this.tty) {
       if (!final && now - this.lastDraw < 100) return;
       this.lastDraw = now;

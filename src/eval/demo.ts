@@ -21,7 +21,8 @@ import { deriveSeed } from "../core/rng.ts";
 import { ensureBase } from "../train/pretrain/base.ts";
 import { pairedBootstrapDifference, pairedDifference } from "./aggregate.ts";
 import type { Estimate } from "./breakdown.ts";
-import { executeRun, planExperiment, writeExperimentManifest } from "./experiment.ts";
+import { executeRun, planExperiment, writeExperimentManifest, type PlannedRun } from "./experiment.ts";
+import { planMethod } from "../config/method.ts";
 import { experimentSummary, readExperiment, writeExperimentResults, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { readExperimentSpec } from "./experiment-spec.ts";
 import { stageReports, writeReport } from "./report.ts";
@@ -119,6 +120,28 @@ export function verdictLines(comparisons: readonly Comparison[], data: Experimen
 }
 
 /**
+ * The demo's work in reference seconds (the idle 2-core machine of docs/RESULTS.md §2: Stage 0
+ * 5.2 min for 2,400 steps of 4 sequences, Stage 1 4.5 min for 96 × 4 rollouts, per seed SEED ≈ 52 s
+ * and GRPO ≈ 35 s for 5 updates of 4 × 8 episodes of 20 steps and 2 × 64 evaluation games),
+ * scaled by each item's size. The progress bar measures the real rate on what ran, so only the
+ * proportions matter: they keep a long Stage 0 from making every run look as long.
+ */
+export function demoWork(plans: readonly PlannedRun[], evalEpisodes: number): { stage0: number; stage1: number; runs: number[]; report: number } {
+  const c = plans.find((p) => p.config !== null)?.config;
+  const stage0 = c ? 312 * (c.stage0.steps * c.stage0.batch) / (2400 * 4) : 0;
+  const stage1 = c && plans.some((p) => p.config?.policy.sft) ? 270 * (c.stage1.tasks * c.stage1.rollouts) / (96 * 4) : 0;
+  const runs = plans.map((p) => {
+    const k = p.config;
+    if (k === null) return 1;
+    const steps = k.env.maxSteps > 0 ? k.env.maxSteps : 30;
+    const perEpisodeStep = planMethod(k).teacher !== null ? 0.0125 : 0.0072;
+    const train = planMethod(k).trains ? k.run.updates * k.rollout.tasksPerUpdate * k.rollout.groupSize * steps * perEpisodeStep : 0;
+    return Math.max(1, train + evalEpisodes * steps * 0.0047);
+  });
+  return { stage0: Math.max(1, stage0), stage1: Math.max(1, stage1), runs, report: 5 };
+}
+
+/**
  * Run the demo: stages, both methods, evaluation, report. Resumable: a second call with the same
  * `out` reuses finished stages, runs and evaluations.
  */
@@ -131,20 +154,29 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, ...(options.seeds ? { seeds: options.seeds } : {}) };
   const plans = planExperiment(spec, expOptions);
   writeExperimentManifest(spec, expOptions, plans);
-  const steps = 2 + plans.length + 1;
-  const bar = new Progress("seed demo", steps, { silent: options.quiet ?? false });
+  const evalEpisodes = spec.eval.splits.length * (spec.eval.count > 0 ? spec.eval.count : 128);
+  const work = demoWork(plans, evalEpisodes);
+  const total = work.stage0 + work.stage1 + work.runs.reduce((a, b) => a + b, 0) + work.report;
+  // Units are reference seconds; the bar rescales them by the rate it measures on this machine.
+  const bar = new Progress("seed demo", total, { silent: options.quiet ?? false, priorSecondsPerUnit: 1, showCount: false });
+  // A step that finished at once was cached or resumed: it fills the bar but says nothing of the rate.
+  const advance = async (units: number, status: string, work: () => Promise<unknown>) => {
+    const t = performance.now();
+    await work();
+    if (performance.now() - t < 1000) bar.skip(units, status);
+    else bar.tick(units, status);
+  };
   log(`[demo] ${spec.summary}`);
   log(`[demo] Stage 0 (base agent) and Stage 1 (hindsight-skill SFT) -> ${cacheDir}`);
   const withSft = plans.find((p) => p.config?.policy.sft);
   const withoutSft = plans.find((p) => p.config && !p.config.policy.sft);
-  if (withoutSft?.config) await ensureBase(withoutSft.config, { cacheDir, quiet: options.quiet ?? false });
-  bar.tick(1, "stage 0 done");
-  if (withSft?.config) await ensureBase(withSft.config, { cacheDir, quiet: options.quiet ?? false });
-  bar.tick(1, "stage 1 done");
-  for (const plan of plans) {
+  const base = withoutSft?.config ?? withSft?.config;
+  // Stage 0 first on its own (Stage 1 starts from it), so each is timed as itself.
+  await advance(work.stage0, "stage 0 done", async () => { if (base) await ensureBase({ ...base, policy: { ...base.policy, sft: false } }, { cacheDir, quiet: options.quiet ?? false }); });
+  await advance(work.stage1, "stage 1 done", async () => { if (withSft?.config) await ensureBase(withSft.config, { cacheDir, quiet: options.quiet ?? false }); });
+  for (const [i, plan] of plans.entries()) {
     log(`[demo] ${plan.arm.name}, seed ${plan.seed}: train ${plan.config?.run.updates ?? 0} updates, then evaluate on ${spec.eval.splits.join(" and ")}`);
-    await executeRun(spec, plan, expOptions);
-    bar.tick(1, `${plan.arm.name} s${plan.seed} done`);
+    await advance(work.runs[i]!, `${plan.arm.name} s${plan.seed} done`, () => executeRun(spec, plan, expOptions));
   }
   const data = readExperiment(out);
   writeExperimentResults(data);
@@ -152,7 +184,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const comparisons = seedArm && grpoArm ? spec.eval.splits.map((s) => compareArms(seedArm, grpoArm, s)).filter((c): c is Comparison => c !== null) : [];
   const verdict = verdictLines(comparisons, data);
   const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${options.quick ? " --quick" : ""}: SEED vs GRPO on generated ALFWorld` });
-  bar.tick(1, "report written");
+  bar.tick(work.report, "report written");
   bar.done();
   const seconds = (performance.now() - t0) / 1000;
   const stages = seedArm?.runs[0] ? stageReports(seedArm.runs[0]) : { stage0: null, stage1: null };

@@ -14,7 +14,7 @@ import { CONFIG_DIR } from "../config/presets.ts";
 export const EXPERIMENT_DIR = join(CONFIG_DIR, "experiments");
 
 /** Analyses that can follow the runs. */
-export const ANALYSES = ["compute", "tie-rate", "gate-value"] as const;
+export const ANALYSES = ["compute", "tie-rate", "gate-value", "gate-action"] as const;
 /** One of {@link ANALYSES}. */
 export type AnalysisName = (typeof ANALYSES)[number];
 

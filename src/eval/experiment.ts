@@ -28,6 +28,7 @@ import { train } from "../train/trainer.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "./benchmark.ts";
 import { armSlug, type ArmSpec, type ExperimentSpec } from "./experiment-spec.ts";
 import { gateValueAnalysis, type GateValueOptions } from "./gate-value.ts";
+import { actionGateAnalysis, type GateSkill } from "./gate-action.ts";
 import { readEvals, writeEvalRecord } from "./run-data.ts";
 import { checkpointUpdates, newestPolicyDir, readRunConfig, recordRunConfig } from "../run/run-dir.ts";
 
@@ -185,6 +186,21 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
       loaded ??= await loadTrainablePolicy(policy.dir);
       log(`gate-value analysis ${plan.arm.name} s${plan.seed}`);
       const report = await gateValueAnalysis(loaded, config, { ...options.gateValue, seed: plan.seed });
+      mkdirSync(join(plan.runDir, "analysis"), { recursive: true });
+      writeFileSync(path, JSON.stringify({ ...report, update: policy.update }, null, 2) + "\n");
+    }
+  }
+  // Eq. 8 at the action level on the run's last checkpoint (ALFWorld): the rule analyzer's
+  // hindsight skill for every arm, and the arm's own analyzer role where it has one.
+  if (spec.analyses.includes("gate-action") && config.env.name === "alfworld") {
+    const skills: GateSkill[] = config.skills.teacher === "self" ? ["rule", "self"] : ["rule"];
+    for (const skill of skills) {
+      const path = join(plan.runDir, "analysis", `gate-action-${skill}.json`);
+      const prior = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { update?: number }) : null;
+      if (prior?.update === policy.update) continue;
+      loaded ??= await EmbeddedPolicy.load(policy.dir);
+      log(`gate-action analysis (${skill} skill) ${plan.arm.name} s${plan.seed}`);
+      const report = await actionGateAnalysis(loaded, config, { ...options.gateValue, skill, seed: plan.seed });
       mkdirSync(join(plan.runDir, "analysis"), { recursive: true });
       writeFileSync(path, JSON.stringify({ ...report, update: policy.update }, null, 2) + "\n");
     }

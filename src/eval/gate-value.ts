@@ -23,18 +23,22 @@
  */
 import { deriveSeed, Rng } from "../core/rng.ts";
 import type { Trajectory } from "../core/trajectory.ts";
+import { UsageError } from "../core/errors.ts";
+import type { TaskSpec } from "../envs/env.ts";
 import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences, splitByTurn, teacherSequences } from "../agent/training-views.ts";
 import { gate } from "../math/distill.ts";
 import { mean, pearson, quantile, spearman } from "../math/stats.ts";
 import type { Policy } from "../policy/policy.ts";
-import { applySkill } from "../skills/context.ts";
+import { applySkill, skillContextEnd } from "../skills/context.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { contextLimit } from "../config/resolve.ts";
 import { trainingEnv } from "../run/training-env.ts";
 import { scoreAll } from "../policy/batching.ts";
-import { librarySkills, selfSkills } from "../skills/sources.ts";
+import { externalSkills, librarySkills, selfSkills, type TeacherSkills } from "../skills/sources.ts";
+import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
+import { hindsightHint } from "../train/pretrain/demos.ts";
 import { rolloutOptions } from "../run/rollout-options.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";
@@ -83,7 +87,7 @@ export type GateValueReport = {
   readonly seconds: number;
 };
 
-const DEFAULTS = { split: "valid_seen", tasks: 16, seed: 0, resamples: 1000 };
+export const GATE_DEFAULTS = { split: "valid_seen", tasks: 16, seed: 0, resamples: 1000 };
 
 /** One action: its trajectory (the bootstrap cluster), mean gate, episode return and within-group return. */
 export type ActionPoint = { readonly traj: number; readonly gate: number; readonly ret: number; readonly adv: number };
@@ -114,13 +118,35 @@ export function clusteredCorrelation(points: readonly ActionPoint[], value: (p: 
   return { pearson: est(pearson, "pearson"), spearman: est(spearman, "spearman") };
 }
 
+/** One scored action: its trajectory and turn, and the teacher-minus-student log-prob of each sampled token. */
+export type ScoredAction = { readonly traj: number; readonly turn: number; readonly delta: Float64Array };
+
+/** Where the teacher's skill comes from in a probe: the method's source, or a fixed one. */
+export type ProbeSkill = "method" | "self" | "rule" | "hint";
+
+/** What {@link probeGates} returns: the episodes, their skills and every scored action. */
+export type GateProbe = {
+  readonly tasks: readonly TaskSpec[];
+  readonly trajectories: readonly Trajectory[];
+  readonly skills: TeacherSkills;
+  readonly actions: readonly ScoredAction[];
+  /** Trajectories with a valid skill whose teacher prompt the context limit cut (SEED's `left` truncation). */
+  readonly truncated: number;
+};
+
 /**
- * Run the analysis for a checkpoint trained with `config` (its β_opd, history mode, analyzer
- * budget and skill-context mode are the config's).
+ * The shared half of the gate analyses: the checkpoint plays `groupSize` episodes per held-out
+ * task (the training rollout options, no student skill), a teacher skill is written per
+ * trajectory, and the student view and the teacher view H(h, s) are scored with the same
+ * functions the trainer uses (agent/training-views.ts, policy/batching.ts), so
+ * Δ = ℓ_T − ℓ_θ per sampled token is the training gate's argument exactly.
+ * Skills: `method` follows the config (`library` or the analyzer role), `self` is the analyzer
+ * role, `rule` the rule-based hindsight analyzer on the same trajectory (Stage 1's labeller),
+ * `hint` Stage 0's hint (the rule analyzer on a clean expert's episode of the same task;
+ * ALFWorld only).
  */
-export async function gateValueAnalysis(policy: Policy, config: SeedConfig, options: Partial<GateValueOptions> = {}): Promise<GateValueReport> {
-  const t0 = performance.now();
-  const o = { ...DEFAULTS, groupSize: config.rollout.groupSize, ...options };
+export async function probeGates(policy: Policy, config: SeedConfig, options: GateValueOptions & { readonly skill: ProbeSkill }): Promise<GateProbe> {
+  const o = options;
   const chat = new ChatFormat(policy.tokenizer);
   const env = trainingEnv(config);
   const suite = evalSuite(config, o.split, { count: o.tasks });
@@ -130,36 +156,62 @@ export async function gateValueAnalysis(policy: Policy, config: SeedConfig, opti
     ...opts, seed: deriveSeed(o.seed, "gate-value"), groupSize: o.groupSize,
   });
   const maxContext = contextLimit(config, policy.maxContext);
-  // The teacher's skill as the method writes it: SEED's own analyzer role, or the static
-  // library (SDAR and the other library-skill baselines).
-  const skills = config.skills.teacher === "library"
-    ? librarySkills(env.name, trajectories)
-    : await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
-  // Group mean returns (members of a group are contiguous, group-major).
-  const groupMean = new Map<number, number>();
-  for (let g = 0; g < tasks.length; g++) groupMean.set(g, mean(trajectories.filter((t) => t.groupIndex === g).map((t) => t.return)));
-  const mixedGroups = [...groupMean.keys()].filter((g) => new Set(trajectories.filter((t) => t.groupIndex === g).map((t) => t.success)).size > 1).length;
-  const points: ActionPoint[] = [];
-  const tokenGates = { success: [] as number[], failure: [] as number[] };
+  const source = o.skill === "method" ? (config.skills.teacher === "library" ? "library" : "self") : o.skill;
+  let skills: TeacherSkills;
+  if (source === "library") skills = librarySkills(env.name, trajectories);
+  else if (source === "self") skills = await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
+  else if (source === "rule") skills = await externalSkills(ruleAnalyzer(), trajectories);
+  else {
+    if (env.name !== "alfworld") throw new UsageError(`the 'hint' skill is Stage 0's ALFWorld hint; env.name is '${env.name}'`);
+    const world = { makeEnv: () => suite.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
+    const hints = await Promise.all(tasks.map((t) => hindsightHint(world, t, o.seed).then((h) => h.hint)));
+    const list = trajectories.map((t) => hints[t.groupIndex]!);
+    skills = { skills: list, valid: list.map((h) => (h === "" ? 0 : 1)), metrics: {} };
+  }
+  const actions: ScoredAction[] = [];
+  let truncated = 0;
   for (let i = 0; i < trajectories.length; i++) {
     const traj = trajectories[i]!;
     if (skills.valid[i] !== 1 || traj.turns.length === 0) continue;
     let teacher;
+    const skill = skills.skills[i]!, mode = config.skills.context;
     try {
-      teacher = teacherSequences(traj, (text) => applySkill(text, skills.skills[i]!, config.skills.context), chat, { maxContext });
+      teacher = teacherSequences(traj, (text) => applySkill(text, skill, mode), chat, { maxContext, keepChars: (text) => skillContextEnd(text, skill, mode) });
     } catch {
       continue; // a teacher view that cannot fit: SEED masks this trajectory too
     }
+    if (teacher.some((v) => (v.promptCut ?? 0) > 0)) truncated++;
     const student = policySequences(traj);
     const ls = splitByTurn(student, await scoreAll(policy, student.map((s) => s.request)));
     const lt = splitByTurn(teacher, await scoreAll(policy, teacher.map((s) => s.request)));
     traj.turns.forEach((_, k) => {
       const a = ls.get(k), b = lt.get(k);
       if (a === undefined || b === undefined || a.length === 0) return;
-      const gates = Array.from(a, (x, j) => gate(b[j]! - x, config.opd.beta));
-      (traj.success ? tokenGates.success : tokenGates.failure).push(...gates);
-      points.push({ traj: i, gate: mean(gates), ret: traj.return, adv: traj.return - groupMean.get(traj.groupIndex)! });
+      actions.push({ traj: i, turn: k, delta: Float64Array.from(a, (x, j) => b[j]! - x) });
     });
+  }
+  return { tasks, trajectories, skills, actions, truncated };
+}
+
+/**
+ * Run the analysis for a checkpoint trained with `config` (its β_opd, history mode, analyzer
+ * budget and skill-context mode are the config's).
+ */
+export async function gateValueAnalysis(policy: Policy, config: SeedConfig, options: Partial<GateValueOptions> = {}): Promise<GateValueReport> {
+  const t0 = performance.now();
+  const o = { ...GATE_DEFAULTS, groupSize: config.rollout.groupSize, ...options };
+  const { tasks, trajectories, skills, actions } = await probeGates(policy, config, { ...o, skill: "method" });
+  // Group mean returns (members of a group are contiguous, group-major).
+  const groupMean = new Map<number, number>();
+  for (let g = 0; g < tasks.length; g++) groupMean.set(g, mean(trajectories.filter((t) => t.groupIndex === g).map((t) => t.return)));
+  const mixedGroups = [...groupMean.keys()].filter((g) => new Set(trajectories.filter((t) => t.groupIndex === g).map((t) => t.success)).size > 1).length;
+  const points: ActionPoint[] = [];
+  const tokenGates = { success: [] as number[], failure: [] as number[] };
+  for (const a of actions) {
+    const traj = trajectories[a.traj]!;
+    const gates = Array.from(a.delta, (d) => gate(d, config.opd.beta));
+    (traj.success ? tokenGates.success : tokenGates.failure).push(...gates);
+    points.push({ traj: a.traj, gate: mean(gates), ret: traj.return, adv: traj.return - groupMean.get(traj.groupIndex)! });
   }
   const stride = Math.max(1, Math.ceil(points.length / 400));
   return {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applySkill, episodeSkillBlock } from "./context.ts";
+import { applySkill, episodeSkillBlock, skillContextEnd } from "./context.ts";
 import { alfworldRenderer } from "../agent/prompts/alfworld.ts";
 
 const SKILL = "Find the book first, take it, then put it on the sidetable.";
@@ -69,4 +69,16 @@ test("on a real first-step ALFWorld prompt the block lands after the task line o
   const taskLine = "Your task is to: put some book on sidetable.";
   assert.ok(out.includes(`${taskLine}\n\n${BLOCK}\n\nYour admissible actions`), out);
   assert.equal(out.replace(`\n\n${BLOCK}\n`, ""), prompt.trim()); // nothing else changed
+});
+
+test("skillContextEnd: a cut may start only after the skill block and the task line", () => {
+  const text = "Role.\nYour task is to: put a mug in the sink.\nStep 1: look.\nNow it's your turn to act.";
+  const inserted = applySkill(text, "Take the mug first.", "insert");
+  const end = skillContextEnd(inserted, "Take the mug first.", "insert");
+  assert.ok(inserted.slice(0, end).endsWith("[Take the mug first.]"));
+  assert.ok(inserted.slice(end).includes("Step 1: look."));
+  const prepended = applySkill(text, "Take the mug first.", "prepend");
+  const pend = skillContextEnd(prepended, "Take the mug first.", "prepend");
+  assert.ok(prepended.slice(0, pend).endsWith("Your task is to: put a mug in the sink."), "the task line comes after a prepended skill");
+  assert.equal(skillContextEnd("no task here", "", "insert"), 0);
 });

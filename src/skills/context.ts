@@ -63,3 +63,25 @@ export function applySkill(text: string, skill: string, mode: SkillContextMode):
   }
   return `${body}\n\n${block}`;
 }
+
+/**
+ * Where the part of H(text, skill) that a context cut must never remove ends: after the skill
+ * block and after the task line, whichever comes later (a character index into `augmented`; 0
+ * when neither is found). Everything after it is history, which a cut may shorten.
+ */
+export function skillContextEnd(augmented: string, skill: string, mode: SkillContextMode): number {
+  let end = 0;
+  if (skill.trim() !== "") {
+    const block = mode === "prepend" ? `${PRIVILEGED_SKILL_HEADER}\n${skill}` : episodeSkillBlock(skill);
+    const at = augmented.indexOf(block);
+    if (at >= 0) end = at + block.length;
+  }
+  for (const pattern of TASK_LINE_PATTERNS) {
+    const at = augmented.indexOf(pattern);
+    if (at === -1) continue;
+    const lineEnd = augmented.indexOf("\n", at);
+    end = Math.max(end, lineEnd === -1 ? augmented.length : lineEnd);
+    break;
+  }
+  return end;
+}

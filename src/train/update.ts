@@ -55,7 +55,11 @@ export async function runUpdate(ctx: UpdateContext): Promise<UpdateResult> {
   if (!plan.trains) return { trajectories, skills, gates, metrics, nonFinite: 0, failed: false };
 
   const views = useTeacher ? await t.time("teacher", () => teacherViews(ctx, trajectories, all, skills)) : { views: all.sequences.map(() => undefined), valid: skills.valid, unfit: 0 };
-  if (useTeacher) metrics["opd/teacher_unfit"] = views.unfit;
+  if (useTeacher) {
+    metrics["opd/teacher_unfit"] = views.unfit;
+    // Share of teacher views the context limit cut (after the task line and the skill, never through them).
+    if ("viewed" in views) metrics["opd/teacher_truncated_frac"] = views.viewed === 0 ? 0 : views.truncated / views.viewed;
+  }
   const skillValid = Float64Array.from(all.samples, (s) => views.valid[s.traj] ?? 0);
   const cached = await t.time("score", () => scoreOldRefTeacher(ctx, all, views.views));
   const result = await t.time("update", () => optimize(ctx, { all, teacher: views.views, cached, advantages: adv.advantages, skillValid }));

@@ -48,7 +48,8 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --history <mode>         window, window:<k> or full (default: the checkpoint's; unknown served models: window)
   --prompt <style>         compact or verl (default: the checkpoint's; unknown served models: verl)
   --max-action-tokens <n>  default: the run's (48 embedded), 512 for served models
-  --max-steps <n>          step limit (default: the run's; else the protocol's: ALFWorld 30, WebShop 15, Search 4)
+  --max-steps <n>          step limit (default: real ALFWorld games 30; else the run's; else the protocol's:
+                           ALFWorld 30, WebShop 15, Search 4)
   --action-mask            restrict actions to the admissible list (embedded policies only)
   --tokenizer <file>       the served model's tokenizer.json (not needed with 'seed serve')
   --token-ids <how>        server (default; exact ids) or retokenize
@@ -117,9 +118,12 @@ export const command: Command = {
     if (agent !== null && values.env !== undefined && values.env !== config.env.name) throw new UsageError(`${agent.source} trained on ${config.env.name}, not ${values.env}`);
     let data = values.data !== undefined ? resolve(values.data) : agent !== null ? config.env.data : "";
     if (served && agent === null && envId === "alfworld" && data === "" && existsSync(resolve("../shared/data/alfworld"))) data = resolve("../shared/data/alfworld");
-    // Step limit: the checkpoint's; a bare checkpoint on ALFWorld keeps the embedded default;
+    // Step limit: the benchmark's own on real ALFWorld games (30, whatever the run trained with);
+    // else the checkpoint's; a bare checkpoint on generated ALFWorld keeps the embedded default;
     // anything else takes the protocol's (ALFWorld 30, WebShop 15, Search-QA 4, ...).
-    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0) : agent !== null || (!served && envId === "alfworld") ? config.env.maxSteps : 0;
+    const realAlfworld = envId === "alfworld" && data !== "";
+    const maxSteps = values["max-steps"] !== undefined ? numberOption(values["max-steps"], "max-steps", 0)
+      : !realAlfworld && (agent !== null || (!served && envId === "alfworld")) ? config.env.maxSteps : 0;
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-steps must be a non-negative integer, got ${values["max-steps"]}`);
     const prompt = values.prompt;
     if (prompt !== undefined && !(CHOICES["rollout.prompt"] ?? []).includes(prompt)) throw new UsageError(`--prompt is one of ${(CHOICES["rollout.prompt"] ?? []).join(", ")}, got '${prompt}'`);

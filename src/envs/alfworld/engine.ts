@@ -57,6 +57,18 @@ export type EngineStep = {
   readonly recognized: boolean;
 };
 
+/** The dynamic state of an engine (see `AlfworldEngine.snapshot`). */
+export type EngineSnapshot = {
+  readonly agentLoc: number;
+  readonly held: number;
+  readonly opened: Uint8Array;
+  readonly objState: Uint8Array;
+  readonly recsOf: readonly (readonly number[])[];
+  readonly locsOf: readonly (readonly number[])[];
+  readonly notIn: readonly (readonly number[])[];
+  readonly contents: readonly (readonly number[])[];
+};
+
 /** One running game. `reset` restores the initial state; reuse an engine across episodes freely. */
 export class AlfworldEngine implements WorldState {
   readonly game: AlfGame;
@@ -118,6 +130,37 @@ export class AlfworldEngine implements WorldState {
     const feedback = this.apply(act);
     this.refresh();
     return { feedback, recognized: true };
+  }
+
+  /** The game's static tables (locations, openability, type ids) for planners that read the true state. */
+  get tables(): GameTables {
+    return this.t;
+  }
+
+  /** Receptacles currently holding object `o` (do not mutate). */
+  receptaclesOf(o: number): readonly number[] {
+    return this.recsOf[o]!;
+  }
+
+  /** The whole dynamic state, for a planner that tries commands and comes back ({@link restore}). */
+  snapshot(): EngineSnapshot {
+    return {
+      agentLoc: this.agentLoc, held: this.held, opened: this.opened.slice(), objState: this.objState.slice(),
+      recsOf: this.recsOf.map((x) => [...x]), locsOf: this.locsOf.map((x) => [...x]), notIn: this.notIn.map((x) => [...x]), contents: this.contents.map((x) => [...x]),
+    };
+  }
+
+  /** Return to a {@link snapshot} of this engine's game (the snapshot stays usable). */
+  restore(s: EngineSnapshot): void {
+    this.agentLoc = s.agentLoc;
+    this.held = s.held;
+    this.opened.set(s.opened);
+    this.objState.set(s.objState);
+    this.recsOf = s.recsOf.map((x) => [...x]);
+    this.locsOf = s.locsOf.map((x) => [...x]);
+    this.notIn = s.notIn.map((x) => [...x]);
+    this.contents = s.contents.map((x) => [...x]);
+    this.refresh();
   }
 
   /** Display name of the held object, or undefined. */

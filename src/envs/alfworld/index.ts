@@ -12,7 +12,7 @@ import { ALFWORLD_TRAIN_PRIORS } from "./priors-table.ts";
 import type { AlfworldPriors } from "./priors.ts";
 
 export { AlfworldEnv, ALFWORLD_MAX_STEPS, ALFWORLD_WIN_REWARD, gameOfTask, type AlfworldEnvOptions } from "./env.ts";
-export { AlfworldEngine, type EngineStep } from "./engine.ts";
+export { AlfworldEngine, type EngineSnapshot, type EngineStep } from "./engine.ts";
 export type { AlfGame, GameObject, Receptacle } from "./game.ts";
 export { TASK_TYPES, TASK_LABELS, bucketOfPath, parseTaskDir, taskSentences, type TaskType } from "./tasks.ts";
 export {
@@ -29,6 +29,7 @@ export {
 export { checkGames, playExpert, replayWalkthrough, type CheckReport, type GameOutcome, type PlayExpertOptions } from "./check.ts";
 export { benchAlfworldSteps, type AlfworldBenchOptions, type AlfworldBenchResult } from "./bench.ts";
 export { BANNER, NOTHING_HAPPENS, HELP_TEXT } from "./text.ts";
+export { goalShape, planDistance, type GoalShape, type PlanDistanceOptions, type PlanResult } from "./plan-distance.ts";
 
 /** A fresh ALFWorld environment (30 steps, reward 10 on the winning step). */
 export function makeAlfworldEnv(options: AlfworldEnvOptions = {}): Env {

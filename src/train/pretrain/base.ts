@@ -34,7 +34,11 @@ function hash(value: unknown): string {
 export function stage0Key(config: SeedConfig): string {
   const { name, data, split, receptacles, maxSteps } = config.env;
   const { maxActionTokens, prompt, actionMask } = config.rollout;
-  return hash({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0: config.stage0, rollout: { maxActionTokens, prompt, actionMask } });
+  // The skill-reading options enter the key only when used, so bases built before they existed keep their keys.
+  const { selfHints, selfHintEpsilon, trainPlainNoise, ...classic } = config.stage0;
+  const stage0 = selfHints === 0 && !trainPlainNoise ? classic : config.stage0;
+  void selfHintEpsilon;
+  return hash({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0, rollout: { maxActionTokens, prompt, actionMask } });
 }
 
 /** The settings Stage 1 depends on (Stage 0's included). */

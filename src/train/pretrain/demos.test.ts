@@ -10,7 +10,10 @@ import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenO
 import { trainBpe } from "../../model/tokenizer/index.ts";
 import { applySkill } from "../../skills/context.ts";
 import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
-import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, type DemoWorld } from "./demos.ts";
+import { createHash } from "node:crypto";
+import { defaultConfig } from "../../config/config.ts";
+import { stage0Key } from "./base.ts";
+import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, selfHint, type DemoWorld } from "./demos.ts";
 
 const GEN: AlfworldGenOptions = { receptacles: [4, 6] };
 const WORLD: DemoWorld = { makeEnv: () => new AlfworldEnv({ maxSteps: 20 }), maxSteps: 20, gen: GEN };
@@ -55,4 +58,33 @@ for (const style of PROMPT_STYLES) test(`a hinted demonstration is tokenized exa
   });
   assert.deepEqual(Array.from(example.mask), expected);
   assert.ok(demo.steps.some((s) => s.expert) && expected.includes(1));
+});
+
+test("self hints are the analyzer's skills of a noisy episode (avoidance rules on failure); trainNoise trains random steps too", async () => {
+  const tasks = alfworldGeneratedTasks("train", 12, { ...GEN, seed: 2 });
+  const hints = await Promise.all(tasks.map((t, i) => selfHint(WORLD, t, i, 0.9)));
+  assert.ok(hints.every((h) => h.hint !== ""), "the rule analyzer always writes a valid skill");
+  const failed = hints.filter((h) => !h.oracle.won);
+  assert.ok(failed.length > 0, "ε 0.9 fails some games");
+  for (const h of failed) assert.match(h.hint, /^Do not /, h.hint);
+  assert.deepEqual((await selfHint(WORLD, tasks[0]!, 0, 0.9)).hint, hints[0]!.hint, "deterministic in its seed");
+  const demo = playDemo(WORLD, tasks[0]!, 3, 0.5, generatedPriors(GEN), "");
+  assert.ok(demo.steps.some((s) => !s.expert), "some random steps");
+  const chat = new ChatFormat(trainBpe(demoTexts(demo), { vocabSize: 400 }));
+  const masked = encodeDemo(demo, chat, 100000)!, all = encodeDemo(demo, chat, 100000, undefined, { trainNoise: true })!;
+  assert.deepEqual(all.request.tokens, masked.request.tokens);
+  const ones = (m: Uint8Array) => m.reduce((a, b) => a + b, 0);
+  assert.ok(ones(all.mask) > ones(masked.mask));
+  const responseIds = demo.steps.reduce((n, s) => n + chat.tokenizer.encode(s.response).length + 1, 0);
+  assert.equal(ones(all.mask), responseIds, "every response id, random steps included");
+});
+
+test("Stage-0 cache keys of configs without the skill-reading options are what they were before those options existed", () => {
+  const c = structuredClone(defaultConfig);
+  const { selfHints: _a, selfHintEpsilon: _b, trainPlainNoise: _c, ...classic } = c.stage0;
+  const { name, data, split, receptacles, maxSteps } = c.env;
+  const { maxActionTokens, prompt, actionMask } = c.rollout;
+  const before = createHash("sha256").update(JSON.stringify({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0: classic, rollout: { maxActionTokens, prompt, actionMask } })).digest("hex").slice(0, 16);
+  assert.equal(stage0Key(c), before);
+  assert.notEqual(stage0Key({ ...c, stage0: { ...c.stage0, selfHints: 0.5 } }), before);
 });

@@ -135,6 +135,17 @@ export async function hindsightHint(world: DemoWorld, task: TaskSpec, seed: numb
   return { hint: analysis !== undefined && analysis.ok ? analysis.skill : "", oracle };
 }
 
+/**
+ * A hint of the kind the analyzer writes about an agent's own rollout: the rule analyzer on a
+ * noisy episode (random-action rate `epsilon`) of the task, an avoidance rule when it failed, a
+ * workflow (with its "go straight" note after detours) when it won. `oracle` is that episode.
+ */
+export async function selfHint(world: DemoWorld, task: TaskSpec, seed: number, epsilon: number): Promise<{ hint: string; oracle: DemoEpisode }> {
+  const noisy = playDemo(world, task, deriveSeed(seed, "self-hint"), epsilon, priorsForTask(task, world.gen ?? {}), "");
+  const [analysis] = await ruleAnalyzer().analyze([serializeTrajectory(demoTrajectory(noisy))]);
+  return { hint: analysis !== undefined && analysis.ok ? analysis.skill : "", oracle: noisy };
+}
+
 /** The receptacle kinds of a room, from the reset text ("you see a countertop 1, a drawer 3, ..."). */
 function roomKinds(initial: Observation): string[] {
   const m = /you see (.+?)\.\n/.exec(initial.text) ?? /you see (.+)\./.exec(initial.text);
@@ -178,10 +189,12 @@ export function demoTexts(d: DemoEpisode, renderer: PromptRenderer = rendererFor
 
 /**
  * The token ids of an episode exactly as a `full`-mode rollout builds them, cut at `maxContext`,
- * with mask 1 on the expert's response ids (the closing `<|im_end|>` included).
+ * with mask 1 on the expert's response ids (the closing `<|im_end|>` included; with `trainNoise`
+ * on the random actions' too).
  * @returns undefined when not even the first response fits
  */
-export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number, renderer: PromptRenderer = rendererFor("alfworld")): SftExample | undefined {
+export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number, renderer: PromptRenderer = rendererFor("alfworld"), options: { readonly trainNoise?: boolean } = {}): SftExample | undefined {
+  const trainAll = options.trainNoise ?? false;
   const r = renderDemo(d, renderer);
   const tokens = chat.prompt(r.first);
   const start = tokens.length;
@@ -189,7 +202,7 @@ export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number,
   d.steps.forEach((s, i) => {
     const sampled = [...chat.tokenizer.encode(s.response), chat.imEnd];
     tokens.push(...sampled);
-    for (let k = 0; k < sampled.length; k++) mask.push(s.expert ? 1 : 0);
+    for (let k = 0; k < sampled.length; k++) mask.push(s.expert || trainAll ? 1 : 0);
     const nextText = r.next[i];
     if (nextText !== null && nextText !== undefined) {
       const appended = chat.continuation(nextText, sampled);

@@ -31,7 +31,7 @@ import { trainBpe } from "../../model/tokenizer/index.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { applySkill } from "../../skills/context.ts";
 import type { SeedConfig } from "../../config/config.ts";
-import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, type DemoEpisode, type DemoWorld } from "./demos.ts";
+import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireAlfworld, selfHint, type DemoEpisode, type DemoWorld } from "./demos.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
 import { trainNll, type NllTrainReport } from "./sft.ts";
@@ -109,7 +109,9 @@ export async function playCorpus(config: SeedConfig, tasks: readonly TaskSpec[],
       const seed = deriveSeed(SEED, "demo", g, e);
       const priors = priorsForTask(task, world.gen ?? {});
       if (rng.float() < s.hintShare) {
-        const { hint, oracle } = await hindsightHint(world, task, seed);
+        // Drawn only when self hints are on, so the corpus of the defaults is unchanged.
+        const self = s.selfHints > 0 && rng.float() < s.selfHints;
+        const { hint, oracle } = self ? await selfHint(world, task, seed, s.selfHintEpsilon) : await hindsightHint(world, task, seed);
         const object = parseTaskSentence(oracle.initial.task)?.object ?? "";
         out.push(playDemo(world, task, seed, s.hintEpsilon, followHint(priors, object, hintPlaces(hint)), hint));
       } else {
@@ -138,7 +140,7 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
   const renderer = rendererFor("alfworld", config.rollout.prompt);
   const tokenizer = trainBpe(episodes.flatMap((d) => demoTexts(d, renderer)), { vocabSize: s.vocabSize });
   const chat = new ChatFormat(tokenizer);
-  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer)).filter((x) => x !== undefined);
+  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer, { trainNoise: s.trainPlainNoise && d.hint === "" })).filter((x) => x !== undefined);
   const modelConfig = presetConfig(s.model, {
     vocabSize: tokenizer.vocabSize, maxContext: s.maxContext,
     ...(s.dModel > 0 ? { dModel: s.dModel, ffnSize: 64 * Math.ceil((8 * s.dModel) / 3 / 64) } : {}),

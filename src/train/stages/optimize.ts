@@ -18,6 +18,7 @@ import { backwardAll, scoreAll } from "../../policy/batching.ts";
 import { buildMiniBatch, gather, gatherLocal, partition, samplesBySequence, scatter, type UpdateSequences } from "../sequences.ts";
 import type { CachedLogprobs } from "./score.ts";
 import { scoreTeacher } from "./score.ts";
+import { miniBatchCount } from "../../config/resolve.ts";
 
 /** What the mini-batch loop reports. */
 export type OptimizeResult = {
@@ -57,9 +58,10 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
   };
   let nonFinite = 0, steps = 0, gradMax = 0;
   const order0 = all.sequences.map((_, i) => i);
+  const miniBatches = miniBatchCount(c, all.samples.length, all.sequences.length);
   for (let epoch = 0; epoch < c.update.epochs; epoch++) {
     const order = Rng.from(deriveSeed(c.run.seed, "minibatch", ctx.update, epoch)).shuffle([...order0]);
-    const parts = partition(c.update.miniBatches === 1 ? order0 : order, c.update.miniBatches);
+    const parts = partition(miniBatches === 1 ? order0 : order, miniBatches);
     for (let p = 0; p < parts.length; p++) {
       const mb = buildMiniBatch(all, parts[p]!, samplesOf);
       if (mb.samples.length === 0) continue;
@@ -113,6 +115,7 @@ export async function optimize(ctx: UpdateContext, input: OptimizeInput): Promis
   for (const k of Object.keys(sums)) metrics[k] = sums[k]! / counts[k]!;
   metrics["grad/norm_max"] = gradMax;
   metrics["update/steps"] = steps;
+  metrics["update/mini_batches"] = miniBatches;
   metrics["guard/nonfinite"] = nonFinite;
   Object.assign(metrics, plan.advantage.estimate.updateMetrics(ctx.update, plan.advantage.settings));
   return { metrics, gates, nonFinite, steps };

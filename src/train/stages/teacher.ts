@@ -9,7 +9,7 @@
 import { ContextLimitError } from "../../core/errors.ts";
 import type { Trajectory } from "../../core/trajectory.ts";
 import { teacherSequences, type ScoredSequence } from "../../agent/training-views.ts";
-import { applySkill } from "../../skills/context.ts";
+import { applySkill, skillContextEnd } from "../../skills/context.ts";
 import type { UpdateContext } from "../context.ts";
 import type { TeacherSkills } from "../../skills/sources.ts";
 import { deriveSeed } from "../../core/rng.ts";
@@ -39,28 +39,35 @@ export async function teacherSkills(ctx: UpdateContext, trajectories: readonly T
   }
 }
 
-/** Teacher views aligned with `all.sequences`, and how many trajectories could not fit theirs. */
-export function teacherViews(ctx: UpdateContext, trajectories: readonly Trajectory[], all: UpdateSequences, skills: TeacherSkills): { views: (ScoredSequence | undefined)[]; valid: number[]; unfit: number } {
+/**
+ * Teacher views aligned with `all.sequences`, how many trajectories could not fit theirs
+ * (`unfit`), and how many views the context limit cut (`truncated`; the cut always keeps the
+ * task line and the skill, `skillContextEnd`).
+ */
+export function teacherViews(ctx: UpdateContext, trajectories: readonly Trajectory[], all: UpdateSequences, skills: TeacherSkills): { views: (ScoredSequence | undefined)[]; valid: number[]; unfit: number; truncated: number; viewed: number } {
   const maxContext = contextLimit(ctx.config, ctx.policy.maxContext);
   const perTraj: (ScoredSequence[] | undefined)[] = trajectories.map(() => undefined);
   const valid = [...skills.valid];
   let unfit = 0;
+  const mode = ctx.config.skills.context;
   trajectories.forEach((traj, t) => {
     if (valid[t] !== 1) return;
     const skill = skills.skills[t]!;
     try {
-      perTraj[t] = teacherSequences(traj, (text) => applySkill(text, skill, ctx.config.skills.context), ctx.chat, { maxContext });
+      perTraj[t] = teacherSequences(traj, (text) => applySkill(text, skill, mode), ctx.chat, { maxContext, keepChars: (text) => skillContextEnd(text, skill, mode) });
     } catch (e) {
       if (!(e instanceof ContextLimitError)) throw e;
       valid[t] = 0;
       unfit++;
     }
   });
+  const built = perTraj.flatMap((list) => list ?? []);
+  const truncated = built.filter((v) => (v.promptCut ?? 0) > 0).length;
   const next = trajectories.map(() => 0);
   const views = all.sequences.map((s) => {
     const list = perTraj[s.traj];
     const k = next[s.traj]!++;
     return list?.[k];
   });
-  return { views, valid, unfit };
+  return { views, valid, unfit, truncated, viewed: built.length };
 }
