@@ -69,7 +69,7 @@ export class TinkerEngine {
   private readonly samplerCheckpoints = new Map<string, FrozenPolicy>();
   private readonly bases = new Map<string, Promise<EmbeddedPolicy>>();
   private readonly futures = new Map<string, FutureState>();
-  private readonly seqIndex = new Map<string, string>();
+  private readonly seqIndex = new Map<string, { futureId: string; fingerprint: string }>();
   private readonly keyIndex = new Map<string, unknown>();
   private readonly queue: Job[] = [];
   private running = false;
@@ -159,14 +159,21 @@ export class TinkerEngine {
 
   // --- futures ----------------------------------------------------------------------------
 
-  private enqueue(job: Omit<Job, "futureId">, dedupe?: string): string {
+  /**
+   * Queues `job`. `dedupe` is (model, seq_id) and `fingerprint` the request's content: a retry
+   * (same both) gets the first future; the same seq_id with other content is a 409, as in SkyRL.
+   */
+  private enqueue(job: Omit<Job, "futureId">, dedupe?: string, fingerprint = ""): string {
     if (dedupe !== undefined) {
       const seen = this.seqIndex.get(dedupe);
-      if (seen !== undefined) return seen;
+      if (seen !== undefined) {
+        if (seen.fingerprint !== fingerprint) throw new ProtocolError(409, "Training request sequence number was reused");
+        return seen.futureId;
+      }
     }
     const futureId = String(++this.futureCounter);
     this.futures.set(futureId, { status: "pending", waiters: [] });
-    if (dedupe !== undefined) this.seqIndex.set(dedupe, futureId);
+    if (dedupe !== undefined) this.seqIndex.set(dedupe, { futureId, fingerprint });
     this.queue.push({ ...job, futureId });
     void this.pump();
     return futureId;
@@ -268,7 +275,7 @@ export class TinkerEngine {
     this.model(modelId);
     if (lossFn !== "cross_entropy" && lossFn !== "importance_sampling") throw new ProtocolError(400, `loss_fn '${lossFn}' is not supported here (cross_entropy, importance_sampling)`);
     if (data.length === 0) throw new ProtocolError(400, "data is empty");
-    return this.enqueue({ run: () => this.runModelPass(modelId, data, lossFn, forwardOnly) }, seqId === null ? undefined : `${modelId}:${seqId}`);
+    return this.enqueue({ run: () => this.runModelPass(modelId, data, lossFn, forwardOnly) }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify([lossFn, forwardOnly, data]));
   }
 
   private async runModelPass(modelId: string, data: readonly Datum[], lossFn: string, forwardOnly: boolean): Promise<FutureValue> {
@@ -343,7 +350,7 @@ export class TinkerEngine {
         const r = await m.policy.step(settings);
         return { kind: "json", value: { metrics: { grad_norm: r.gradNorm, skipped: r.skipped ? 1 : 0 } } };
       },
-    }, seqId === null ? undefined : `${modelId}:${seqId}`);
+    }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify(["optim", settings]));
   }
 
   saveWeightsForSampler(modelId: string, path: string | null, seqId: number | null): string {
@@ -362,7 +369,7 @@ export class TinkerEngine {
         this.samplerCheckpoints.set(`${modelId}/${path}`, frozen);
         return { kind: "json", value: { path: `tinker://${modelId}/sampler_weights/${path}` } };
       },
-    }, seqId === null ? undefined : `${modelId}:${seqId}`);
+    }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify(["sampler", path]));
   }
 
   saveWeights(modelId: string, path: string): string {
@@ -388,7 +395,7 @@ export class TinkerEngine {
         model.policy = await EmbeddedPolicy.load(dir);
         return { kind: "json", value: { path } };
       },
-    }, seqId === null ? undefined : `${modelId}:${seqId}`);
+    }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify(["load", path]));
   }
 
   /** `asample` from a sampling session, a sampler checkpoint path or a base model. */
