@@ -196,7 +196,15 @@ export class TinkerEngine {
     this.running = true;
     try {
       while (this.queue.length > 0) {
-        await new Promise((r) => setImmediate(r)); // let requests that arrived together queue up
+        await new Promise((r) => setImmediate(r));
+        if (this.queue[0]!.sample !== undefined) {
+          // A client sends a turn's sequences as concurrent requests: wait (up to 20 ms) until
+          // the burst has arrived, so it runs as one batched call.
+          for (let i = 0, n = -1; i < 20 && n !== this.queue.length; i++) {
+            n = this.queue.length;
+            await new Promise((r) => setTimeout(r, 1));
+          }
+        }
         const job = this.queue.shift()!;
         if (job.sample !== undefined) {
           const batch = [job];

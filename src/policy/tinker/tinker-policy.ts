@@ -40,7 +40,7 @@ export type TinkerConnectOptions = {
   readonly timeoutMs?: number;
   /** Retries of transient failures. @default 4 */
   readonly retries?: number;
-  /** Most requests in flight at once. @default 32 */
+  /** Most requests in flight at once (a turn's sequences go out together, so a server can batch them). @default 256 */
   readonly concurrency?: number;
 };
 
@@ -103,9 +103,11 @@ abstract class TinkerBase implements Policy {
     return pool(requests, this.concurrency, async (r): Promise<Sample> => {
       const budget = Math.min(r.maxTokens, this.maxContext - r.prompt.length);
       if (budget <= 0) return { tokens: [], logprobs: [], finishReason: r.prompt.length >= this.maxContext ? "context" : "length" };
+      // The seed goes out as a signed 32-bit integer (SkyRL keeps it in an int32); servers that read
+      // it back as unsigned (ours) get exactly the in-process seed.
       const params: SamplingParams = {
         max_tokens: budget, temperature: r.temperature ?? 1, top_p: r.topP ?? 1, top_k: (r.topK ?? 0) > 0 ? r.topK! : -1,
-        seed: r.seed >>> 0, stop: [...(r.stopTokens ?? [this.tokenizer.eosId])],
+        seed: r.seed | 0, stop: [...(r.stopTokens ?? [this.tokenizer.eosId])],
       };
       const res = await this.client.asample(from, r.prompt, params);
       const s = res.sequences[0];
@@ -122,8 +124,10 @@ abstract class TinkerBase implements Policy {
       const params: SamplingParams = { max_tokens: 1, temperature: 1, top_p: 1, top_k: -1, seed: 0 };
       const res = await this.client.asample(from, r.tokens, params, { promptLogprobs: true });
       const lp = res.prompt_logprobs;
-      if (lp == null || lp.length !== r.tokens.length) throw new RemoteError(`tinker ${this.url}: asample returned ${lp?.length ?? "no"} prompt log-probs for ${r.tokens.length} tokens (the server must support prompt_logprobs)`);
-      return Float32Array.from(lp.slice(r.start), (x) => x ?? NaN);
+      // One entry per prompt token (the first null: ours, the SDK's), or one per predicted token (SkyRL's JAX back end).
+      const skip = lp == null ? -1 : lp.length === r.tokens.length ? 0 : lp.length === r.tokens.length - 1 ? 1 : -1;
+      if (lp == null || skip < 0) throw new RemoteError(`tinker ${this.url}: asample returned ${lp?.length ?? "no"} prompt log-probs for ${r.tokens.length} tokens (the server must support prompt_logprobs)`);
+      return Float32Array.from(lp.slice(r.start - skip), (x) => x ?? NaN);
     });
   }
 
@@ -185,7 +189,7 @@ export class TinkerPolicy extends TinkerBase implements TrainablePolicy {
   private readonly options: TinkerConnectOptions;
 
   private constructor(client: TinkerClient, desc: TinkerDescriptor, tokenizer: BpeTokenizer, tokenizerPath: string, options: TinkerConnectOptions) {
-    super(client, desc, tokenizer, tokenizerPath, options.concurrency ?? 32);
+    super(client, desc, tokenizer, tokenizerPath, options.concurrency ?? 256);
     this.options = options;
   }
 
