@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { RemoteError, UsageError } from "../../core/errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { TinkerClient } from "../../policy/tinker/client.ts";
 import { writeDescriptor, type TinkerDescriptor } from "../../policy/tinker/descriptor.ts";
@@ -82,14 +82,17 @@ export async function prepareTinkerRun(config: SeedConfig, runDir: string, flags
   }
 }
 
-/** Exports the trained weights of `policyDir` (a Tinker policy directory) into `<runDir>/final-weights`. */
-export async function exportFinalWeights(policyDir: string, runDir: string): Promise<string> {
+/**
+ * Exports the trained weights of `policyDir` (a Tinker policy directory) into `<runDir>/final-weights`.
+ * `loadable` says whether they form a checkpoint this build loads (ours do; a LoRA server's archive
+ * holds adapter files, kept as they came).
+ */
+export async function exportFinalWeights(policyDir: string, runDir: string): Promise<{ dir: string; files: string[]; loadable: boolean }> {
   const policy = await TinkerPolicy.open(policyDir);
   try {
-    const out = join(resolve(runDir), "final-weights");
-    const files = await policy.exportWeights(out);
-    if (!files.includes("config.json")) throw new RemoteError(`tinker ${policy.url}: the exported archive holds ${files.join(", ") || "nothing"}, not a checkpoint this build loads (no config.json); the server's checkpoints stay on the server`);
-    return out;
+    const dir = join(resolve(runDir), "final-weights");
+    const files = await policy.exportWeights(dir);
+    return { dir, files, loadable: files.includes("config.json") };
   } finally {
     policy.close();
   }

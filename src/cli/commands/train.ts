@@ -82,7 +82,8 @@ export const command: Command = {
     }
     const result = await train(config, { runDir, quiet: values.quiet ?? false, ...(values["cache-dir"] !== undefined ? { cacheDir: values["cache-dir"] } : {}) });
     const exported = tinker !== null && result.ran > 0 ? await tinker.exportFinalWeights(result.policyDir, result.runDir) : null;
-    const summary = { run_dir: result.runDir, ...(exported !== null ? { final_weights: exported } : {}), preset: config.method.name, updates: result.updates, ran: result.ran, resumed_from: result.resumedFrom, policy: result.policyDir, last: result.last };
+    if (exported !== null && !exported.loadable) console.error(`seed train: the server exported ${exported.files.join(", ") || "nothing"} into ${exported.dir} (not a checkpoint seed eval loads; the trained model stays on the server)`);
+    const summary = { run_dir: result.runDir, ...(exported !== null ? { final_weights: exported.dir } : {}), preset: config.method.name, updates: result.updates, ran: result.ran, resumed_from: result.resumedFrom, policy: result.policyDir, last: result.last };
     if (values.json) printJson(summary);
     else {
       const l = result.last ?? {};

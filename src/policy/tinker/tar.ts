@@ -1,8 +1,8 @@
 /**
  * The `.tar.gz` archives of sampler checkpoints (`/training_runs/{model}/checkpoints/{id}/archive`):
  * `packDir` writes one of a flat directory (our server), `unpackTo` extracts one (regular files
- * and directories of a ustar archive; links and other entries are skipped, and a path that would
- * leave the target is refused).
+ * and directories of a ustar archive; links and other entries are skipped, leading `/` is dropped
+ * and a path that would leave the target is refused).
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, sep } from "node:path";
@@ -61,11 +61,10 @@ export function unpackTo(archive: Uint8Array, dir: string): string[] {
     const type = String.fromCharCode(h[156]!);
     const body = tar.subarray(at + 512, at + 512 + size);
     at += 512 + Math.ceil(size / 512) * 512;
-    const rel = normalize(name).replace(/^(\.\/)+/, "");
-    if (rel === "" || rel === "." || rel.startsWith("..") || rel.startsWith(sep)) {
-      if (rel === "" || rel === ".") continue;
-      throw new DataError(`archive entry '${name}' would leave ${dir}`);
-    }
+    // Leading "/" and "./" are dropped (as tar does); ".." is refused.
+    const rel = normalize(name).replace(/^[/\\]+/, "").replace(/^(\.\/)+/, "").replace(/[/\\]+$/, "");
+    if (rel === "" || rel === ".") continue;
+    if (rel === ".." || rel.startsWith(`..${sep}`)) throw new DataError(`archive entry '${name}' would leave ${dir}`);
     const target = join(dir, rel);
     if (type === "5") mkdirSync(target, { recursive: true });
     else if (type === "0" || type === "\0") {
