@@ -1,5 +1,5 @@
 # The two commands of the README's quick start. Each does its own set-up first.
-.PHONY: demo test setup bench
+.PHONY: demo test setup bench test-interop
 
 setup:
 	./scripts/setup.sh
@@ -13,3 +13,7 @@ test: setup
 bench:
 	SEED_SETUP_TORCH=1 ./scripts/setup.sh
 	npm run bench
+
+# The Tinker client against SkyRL's real Tinker server on CPU (not CI; docs/SCALE-OUT.md).
+test-interop:
+	./scripts/test-interop.sh

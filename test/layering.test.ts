@@ -42,6 +42,8 @@ const EXCEPTIONS: Record<string, { readonly layers: readonly string[]; readonly 
   "cli/commands/retrieve.ts": { layers: ["envs"], why: "serves the Search-QA retriever" },
   "cli/commands/lm.ts": { layers: ["model", "policy"], why: "trains a bare language model on text (an engine exercise, not a method)" },
   "cli/commands/serve.ts": { layers: ["policy"], why: "serves a policy over the OpenAI-compatible API" },
+  "cli/commands/serve-tinker.ts": { layers: ["policy"], why: "serves the embedded engine over the Tinker training protocol" },
+  "cli/commands/train-tinker.ts": { layers: ["policy"], why: "connects to a Tinker server to write the run's remote base and export its final weights" },
 };
 
 /** Files of eval/ that may import train/ (they run experiment arms, find the bases arms start from, or replay Stage 0's hint). */

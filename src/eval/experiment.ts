@@ -198,7 +198,7 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
       const path = join(plan.runDir, "analysis", `gate-action-${skill}.json`);
       const prior = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { update?: number }) : null;
       if (prior?.update === policy.update) continue;
-      loaded ??= await EmbeddedPolicy.load(policy.dir);
+      loaded ??= await loadTrainablePolicy(policy.dir);
       log(`gate-action analysis (${skill} skill) ${plan.arm.name} s${plan.seed}`);
       const report = await actionGateAnalysis(loaded, config, { ...options.gateValue, skill, seed: plan.seed });
       mkdirSync(join(plan.runDir, "analysis"), { recursive: true });

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { CheckpointError } from "../core/errors.ts";
 import { EmbeddedPolicy } from "./embedded.ts";
 import type { TrainablePolicy } from "./policy.ts";
+import { isTinkerDir } from "./tinker/descriptor.ts";
+import { TinkerPolicy } from "./tinker/tinker-policy.ts";
 
 /** One kind of policy directory. */
 export type PolicyLoader = {
@@ -20,6 +22,12 @@ export type PolicyLoader = {
 
 /** The kinds, tried in order. */
 export const POLICY_LOADERS: readonly PolicyLoader[] = [
+  {
+    name: "tinker",
+    // A model on a Tinker server: tinker.json names the server, base model and checkpoints.
+    detect: isTinkerDir,
+    load: (dir) => TinkerPolicy.open(dir),
+  },
   {
     name: "embedded",
     // Our checkpoints and Hugging Face Qwen2 directories both hold a config.json with the weights.
@@ -36,4 +44,9 @@ export async function loadTrainablePolicy(dir: string): Promise<TrainablePolicy>
   const loader = POLICY_LOADERS.find((l) => l.detect(dir));
   if (loader === undefined) throw new CheckpointError(dir, `holds no policy this build can load (kinds: ${POLICY_LOADERS.map((l) => l.name).join(", ")})`);
   return loader.load(dir);
+}
+
+/** Whether `dir` holds a policy of any kind `loadTrainablePolicy` knows. */
+export function isPolicyDir(dir: string): boolean {
+  return POLICY_LOADERS.some((l) => l.detect(dir));
 }

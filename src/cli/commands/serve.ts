@@ -16,6 +16,7 @@ import { numberOption, parseOptions, requireOption } from "../args.ts";
 import type { Command } from "../main.ts";
 
 const USAGE = `usage: seed serve --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--name <model>] [--seed 0] [--quiet]
+       seed serve --api tinker --checkpoint <dir> [--port P] ...   (the Tinker training protocol; --api tinker --help)
 
 Serves /v1/models, /v1/completions (logprobs, echo) and /v1/chat/completions for the checkpoint:
 a run directory (its newest checkpoint), one checkpoint, or a policy directory. The settings it
@@ -26,7 +27,11 @@ was trained with (its run's or stage report's environment, prompt style and hist
 export const command: Command = {
   summary: "serve a checkpoint over an OpenAI-compatible API",
   async run(argv) {
+    // `--api tinker`: the Tinker training protocol instead (serve-tinker.ts).
+    const api = argv.find((a, i) => a.startsWith("--api=") || argv[i - 1] === "--api");
+    if (api !== undefined && api.replace(/^--api=/, "") === "tinker") return (await import("./serve-tinker.ts")).serveTinker(argv);
     const { values } = parseOptions(argv, {
+      api: { type: "string" },
       checkpoint: { type: "string" },
       port: { type: "string" },
       host: { type: "string" },
@@ -35,6 +40,7 @@ export const command: Command = {
       quiet: { type: "boolean" },
       help: { type: "boolean" },
     }, false);
+    if (values.api !== undefined && values.api !== "openai") throw new UsageError(`--api must be openai or tinker, got '${values.api}'`);
     if (values.help) {
       console.log(USAGE);
       return 0;

@@ -25,12 +25,24 @@ options:
   --print-config       print the resolved config and exit
   --json               print one JSON summary at the end
   --quiet              no progress bar
-  --<key>=<value>      override any config key, e.g. --opd.beta=0 --grpo.std=bessel --run.updates=20`;
+  --<key>=<value>      override any config key, e.g. --opd.beta=0 --grpo.std=bessel --run.updates=20
+
+remote training (docs/SCALE-OUT.md):
+  --trainer tinker:URL train on a Tinker server (SkyRL, verl_tinker, hosted Tinker, seed serve --api tinker)
+  --base-model NAME    the server's base model (default: its only one)
+  --lora-rank R        LoRA rank; 0 trains all weights where the server allows it (default 0)
+  --tokenizer PATH     the base model's tokenizer.json (default: fetched from seed serve)
+  --max-context N      longest sequence (default: from seed serve, else 32768)
+  --reduction MODE     probe (default), sum, or sequence-mean (SkyRL's JAX back end)
+  --wire MODE          proto (default, SDK >= 0.25, SkyRL) or json (JSON-era servers)
+  --request-timeout S  per-request timeout in seconds (default 120); X-API-Key from $TINKER_API_KEY`;
 
 const OPTIONS = {
   preset: { type: "string" }, algo: { type: "string" }, "run-dir": { type: "string" }, quick: { type: "boolean" }, config: { type: "string" },
   "cache-dir": { type: "string" }, "list-presets": { type: "boolean" }, "print-config": { type: "boolean" }, json: { type: "boolean" },
   quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
+  trainer: { type: "string" }, "base-model": { type: "string" }, "lora-rank": { type: "string" }, tokenizer: { type: "string" },
+  "max-context": { type: "string" }, reduction: { type: "string" }, wire: { type: "string" }, "request-timeout": { type: "string" },
 } as const;
 
 /** The `train` command. */
@@ -51,7 +63,7 @@ export const command: Command = {
       return 0;
     }
     if (values.preset !== undefined && values.algo !== undefined) throw new UsageError("give --preset or --algo, not both");
-    const config = resolveConfig({
+    let config = resolveConfig({
       preset: values.preset ?? values.algo ?? "seed",
       quick: values.quick ?? false,
       ...(values.config !== undefined ? { file: values.config } : {}),
@@ -62,8 +74,16 @@ export const command: Command = {
       return 0;
     }
     const runDir = values["run-dir"] ?? `runs/${config.method.name}`;
+    const tinker = values.trainer === undefined ? null : await import("./train-tinker.ts");
+    if (tinker !== null) {
+      config = await tinker.prepareTinkerRun(config, runDir, {
+        trainer: values.trainer!, ...definedFlags({ baseModel: values["base-model"], loraRank: values["lora-rank"], tokenizer: values.tokenizer, maxContext: values["max-context"], reduction: values.reduction, wire: values.wire, timeout: values["request-timeout"] }),
+      });
+    }
     const result = await train(config, { runDir, quiet: values.quiet ?? false, ...(values["cache-dir"] !== undefined ? { cacheDir: values["cache-dir"] } : {}) });
-    const summary = { run_dir: result.runDir, preset: config.method.name, updates: result.updates, ran: result.ran, resumed_from: result.resumedFrom, policy: result.policyDir, last: result.last };
+    const exported = tinker !== null && result.ran > 0 ? await tinker.exportFinalWeights(result.policyDir, result.runDir) : null;
+    if (exported !== null && !exported.loadable) console.error(`seed train: the server exported ${exported.files.join(", ") || "nothing"} into ${exported.dir} (not a checkpoint seed eval loads; the trained model stays on the server)`);
+    const summary = { run_dir: result.runDir, ...(exported !== null ? { final_weights: exported.dir } : {}), preset: config.method.name, updates: result.updates, ran: result.ran, resumed_from: result.resumedFrom, policy: result.policyDir, last: result.last };
     if (values.json) printJson(summary);
     else {
       const l = result.last ?? {};
@@ -72,6 +92,10 @@ export const command: Command = {
     return 0;
   },
 };
+
+function definedFlags<T extends Record<string, string | undefined>>(o: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
+}
 
 function fmt(x: unknown): string {
   return typeof x === "number" ? x.toFixed(3) : "-";

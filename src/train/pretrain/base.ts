@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import type { SeedConfig } from "../../config/config.ts";
+import { isPolicyDir } from "../../policy/load.ts";
 import { runStage0 } from "./stage0.ts";
 import { runStage1 } from "./stage1.ts";
 
@@ -55,7 +56,7 @@ export function baseDirs(config: SeedConfig, cacheDir: string = defaultCacheDir(
 export async function ensureBase(config: SeedConfig, options: BaseOptions = {}): Promise<string> {
   if (config.policy.init !== "") {
     const dir = resolve(config.policy.init);
-    if (!existsSync(join(dir, "config.json"))) throw new UsageError(`policy.init ${dir} is not a checkpoint directory (no config.json)`);
+    if (!isPolicyDir(dir)) throw new UsageError(`policy.init ${dir} is not a checkpoint directory (no config.json or tinker.json)`);
     return dir;
   }
   const dirs = baseDirs(config, options.cacheDir ?? defaultCacheDir());

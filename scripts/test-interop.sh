@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `make test-interop`: the Tinker client against SkyRL's real Tinker server (JAX back end, CPU).
+# Installs skyrl with its tinker and jax extras from PyPI into a virtual environment (default
+# .cache/interop-venv; SEED_INTEROP_VENV reuses another), then runs scripts/interop-skyrl.ts,
+# which writes a tiny random Qwen3 checkpoint with our own HF writer, starts the server on
+# 127.0.0.1 and checks log-probs, a falling loss and kill + resume. Not part of CI (see
+# docs/SCALE-OUT.md for its time). Needs Python >= 3.12 (SEED_PYTHON, default python3.12).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+venv="${SEED_INTEROP_VENV:-.cache/interop-venv}"
+py="${SEED_PYTHON:-$(command -v python3.12 || echo /root/.pyenv/versions/3.12.1/bin/python3.12)}"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import skyrl.tinker.api, jax" 2>/dev/null; then
+  echo "[interop] installing skyrl[tinker,jax] into $venv" >&2
+  "$py" -m venv "$venv"
+  # aiohttp: imported by skyrl.tinker.api but missing from the tinker extra (skyrl 0.4.0).
+  "$venv/bin/pip" install --quiet "skyrl[tinker,jax]>=0.4,<0.5" aiohttp
+fi
+installed=$(date +%s)
+echo "[interop] install: $((installed - start)) s" >&2
+# SkyRL's API server starts its engine with `uv run [flags] -m skyrl.tinker.engine ...`; in a plain
+# venv this shim runs that module with the venv's python (everything before -m is uv's).
+shim="$venv/seed-shim"
+mkdir -p "$shim"
+cat > "$shim/uv" <<'SHIM'
+#!/bin/sh
+[ "$1" = run ] || { echo "uv shim: only 'uv run' is supported" >&2; exit 2; }
+while [ $# -gt 0 ] && [ "$1" != "-m" ]; do shift; done
+exec "$SEED_INTEROP_PYTHON" "$@"
+SHIM
+chmod +x "$shim/uv"
+npx tsx scripts/interop-skyrl.ts --python "$(cd "$venv" && pwd)/bin/python" --shim-dir "$(cd "$shim" && pwd)" "$@"
+echo "[interop] total: $(($(date +%s) - start)) s (install $((installed - start)) s)" >&2
