@@ -60,6 +60,12 @@ export class Engine {
   readonly info: EngineInfo;
   /** Check float inputs for NaN/Inf on every call. */
   checkFinite: boolean;
+  /**
+   * Floating-point operations of the GEMM-like kernels run so far (matmuls, attention, LM head;
+   * 2 per multiply-add), for `seed bench update`'s compute floor. Elementwise kernels are not
+   * counted: they are memory-bound and a rounding error next to the products.
+   */
+  flops = 0;
   private readonly k: Kernels;
 
   constructor(kernels: Kernels, info: EngineInfo, checkFinite = false) {
@@ -100,6 +106,7 @@ export class Engine {
     this.arr(op, "b", b, k * n);
     this.finite(op, "a", a, m * k);
     this.finite(op, "b", b, k * n);
+    this.flops += 2 * m * n * k;
     this.k.matmul(c, a, b, m, n, k, transA, transB, accumulate, dtype);
   }
 
@@ -203,6 +210,7 @@ export class Engine {
     if (out.length < q.length) fail(op, `out has ${out.length} elements, q has ${q.length}`);
     if (lse !== null) this.arr(op, "lse", lse, (q.length / (nHeads * headDim)) * nHeads);
     this.finite(op, "q", q, q.length);
+    this.flops += 4 * nHeads * headDim * causalPairs(seqs);
     this.k.attentionForward(out, lse, q, k, v, seqs, nHeads, nKvHeads, headDim);
   }
 
@@ -217,6 +225,7 @@ export class Engine {
     this.arr(op, "dv", dv, v.length);
     this.arr(op, "lse", lse, (q.length / (nHeads * headDim)) * nHeads);
     this.finite(op, "dout", dout, q.length);
+    this.flops += 8 * nHeads * headDim * causalPairs(seqs);
     this.k.attentionBackward(dq, dk, dv, dout, q, k, v, out, lse, seqs, nHeads, nKvHeads, headDim);
   }
 
@@ -250,6 +259,7 @@ export class Engine {
     this.ints(op, "targets", targets, rows, 0, vocab);
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "h", h, rows * dModel);
+    this.flops += 2 * rows * dModel * vocab;
     this.k.lmHeadForward(logp, lse, h, w, targets, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -268,6 +278,7 @@ export class Engine {
     this.ints(op, "targets", targets, rows, 0, vocab);
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "weights", weights, rows);
+    this.flops += 6 * rows * dModel * vocab;
     this.k.lmHeadBackward(dh, dw, h, w, targets, weights, lse, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -289,6 +300,7 @@ export class Engine {
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "h", h, rows * dModel);
     this.finite(op, "weights", weights, rows);
+    this.flops += 6 * rows * dModel * vocab;
     this.k.lmHeadTrain(logp, lse, dh, dw, h, w, targets, weights, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -314,6 +326,16 @@ export class Engine {
     this.arr("sumSquares", "x", x, 0);
     return this.k.sumSquares(x);
   }
+}
+
+/** Query-key pairs a causal attention call over `seqs` computes: each query sees its past and itself. */
+function causalPairs(seqs: SeqTable): number {
+  let n = 0;
+  for (let b = 0; b < seqs.length / 4; b++) {
+    const nq = seqs[4 * b + 1]!, past = seqs[4 * b + 3]!;
+    n += nq * past + (nq * (nq + 1)) / 2;
+  }
+  return n;
 }
 
 function describe(x: unknown): string {
