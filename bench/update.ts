@@ -35,6 +35,8 @@ import { peerPython, runPeer } from "./peer.ts";
 
 type MethodResult = {
   update_s: number;
+  /** Process CPU seconds of an update (both threads): what it costs whatever share of the machine it got. */
+  update_cpu_s: number;
   stages: Record<string, number>;
   flops: number;
   floor_s: number;
@@ -98,16 +100,18 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
   await ensureBase(config, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
   const runDir = mkdtempSync(join(tmpdir(), `seed-bench-${preset}-`));
   const engine = getEngine();
-  const lines: { seconds: Record<string, number>; flops: number; tokens: number }[] = [];
-  let flops0 = engine.flops;
+  const lines: { seconds: Record<string, number>; flops: number; tokens: number; cpu: number }[] = [];
+  let flops0 = engine.flops, cpu0 = process.cpuUsage();
   try {
     await train(config, {
       runDir, quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}),
       onUpdate: (line) => {
         const m = (k: string) => (typeof line[k] === "number" ? (line[k] as number) : 0);
         const tokens = Math.round(m("episode/count") * m("episode/turns_mean") * m("episode/response_tokens_mean"));
-        lines.push({ seconds: line["seconds"] as Record<string, number>, flops: engine.flops - flops0, tokens });
+        const cpu = process.cpuUsage(cpu0);
+        lines.push({ seconds: line["seconds"] as Record<string, number>, flops: engine.flops - flops0, tokens, cpu: (cpu.user + cpu.system) / 1e6 });
         flops0 = engine.flops;
+        cpu0 = process.cpuUsage();
       },
     });
   } finally {
@@ -119,7 +123,7 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
   for (const n of names) stages[n] = r3(median(kept.map((l) => l.seconds[n] ?? 0)));
   const flops = median(kept.map((l) => l.flops));
   return {
-    update_s: r3(median(kept.map((l) => l.seconds["total"]!))), stages, flops, floor_s: r3(flops / (gflops * 1e9)),
+    update_s: r3(median(kept.map((l) => l.seconds["total"]!))), update_cpu_s: r3(median(kept.map((l) => l.cpu))), stages, flops, floor_s: r3(flops / (gflops * 1e9)),
     sampled_tokens_per_update: median(kept.map((l) => l.tokens)), per_update_s: kept.map((l) => r3(l.seconds["total"]!)),
   };
 }
@@ -150,13 +154,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 
   const cacheDir = values["cache-dir"];
   const seed = await measureMethod("seed", updates, warmup, cacheDir, gflops);
-  log(`SEED: ${seed.update_s} s/update (median of ${seed.per_update_s.length}: ${seed.per_update_s.join(", ")}), stages ${JSON.stringify(seed.stages)}, ` +
+  log(`SEED: ${seed.update_s} s/update (cpu ${seed.update_cpu_s} s; median of ${seed.per_update_s.length}: ${seed.per_update_s.join(", ")}), stages ${JSON.stringify(seed.stages)}, ` +
     `${(seed.flops / 1e9).toFixed(2)} GFLOP, floor ${seed.floor_s} s`);
   const grpo = values["no-grpo"] ? null : await measureMethod("grpo", updates, warmup, cacheDir, gflops);
-  if (grpo !== null) log(`GRPO: ${grpo.update_s} s/update (${grpo.per_update_s.join(", ")}), stages ${JSON.stringify(grpo.stages)}, ${(grpo.flops / 1e9).toFixed(2)} GFLOP, floor ${grpo.floor_s} s`);
+  if (grpo !== null) log(`GRPO: ${grpo.update_s} s/update (cpu ${grpo.update_cpu_s} s; ${grpo.per_update_s.join(", ")}), stages ${JSON.stringify(grpo.stages)}, ${(grpo.flops / 1e9).toFixed(2)} GFLOP, floor ${grpo.floor_s} s`);
   out["peak_rss_mb"] = Math.round(process.resourceUsage().maxRSS / 1024);
   Object.assign(out, {
     seed_update_s: seed.update_s, grpo_update_s: grpo?.update_s ?? null,
+    seed_update_cpu_s: seed.update_cpu_s, grpo_update_cpu_s: grpo?.update_cpu_s ?? null,
     stages: { seed: seed.stages, grpo: grpo?.stages ?? null },
     flops: { seed: seed.flops, grpo: grpo?.flops ?? null },
     floor_s: { seed: seed.floor_s, grpo: grpo?.floor_s ?? null },
