@@ -9,6 +9,8 @@
  * `StageTimer`), and the arithmetic it ran (`flops`: the engine's count of matmul, attention and
  * LM-head operations, 2 per multiply-add) against the f32 GEMM rate measured in the same run,
  * so `floor_s` = flops / rate is what the update would take if all of it ran at GEMM speed.
+ * `--dtype bf16` runs the same updates with the base marked bfloat16 (scoring and training
+ * matmuls in bf16 where the CPU has a fast bf16 kernel).
  *
  * Also: batched greedy KV-cache decoding of the base model at batch 32 (prefill of a
  * `--prompt`-token prompt, then `--new` tokens per row), ours and a PyTorch peer of the same
@@ -18,12 +20,13 @@
  * reproducible batches; `sampled_tokens_per_update` (tokens the rollout sampled) says how much
  * work they held.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { numberOption, parseOptions, printJson } from "../src/cli/args.ts";
 import { resolveConfig } from "../src/config/presets.ts";
 import { Rng } from "../src/core/rng.ts";
+import { UsageError } from "../src/core/errors.ts";
 import { cpuInfo } from "../src/engine/cpu.ts";
 import { getEngine } from "../src/engine/engine.ts";
 import { loadCheckpoint } from "../src/model/checkpoint.ts";
@@ -31,6 +34,7 @@ import { KvCache } from "../src/model/kv-cache.ts";
 import { Transformer } from "../src/model/transformer.ts";
 import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
+import { StageTimer } from "../src/train/timer.ts";
 import { peerPython, runPeer } from "./peer.ts";
 
 type MethodResult = {
@@ -39,6 +43,8 @@ type MethodResult = {
   update_cpu_s: number;
   stages: Record<string, number>;
   flops: number;
+  /** Engine flops per stage (median); `teacher_live` runs inside `update` and counts in both. */
+  stage_flops: Record<string, number>;
   floor_s: number;
   sampled_tokens_per_update: number;
   per_update_s: number[];
@@ -94,13 +100,29 @@ function decodeTokS(model: Transformer, batch: number, promptLen: number, newTok
   return (batch * newTokens) / best;
 }
 
+/**
+ * Engine flops per stage name, summed since the last drain: the trainer's StageTimer is wrapped
+ * here (the bench's view only; nested stages such as `teacher_live` inside `update` count in both).
+ */
+const stageFlops: Record<string, number> = {};
+const timeStage = StageTimer.prototype.time;
+StageTimer.prototype.time = async function <T>(this: StageTimer, name: string, fn: () => Promise<T> | T): Promise<T> {
+  const f0 = getEngine().flops;
+  try {
+    return await timeStage.call(this, name, fn) as T;
+  } finally {
+    stageFlops[name] = (stageFlops[name] ?? 0) + getEngine().flops - f0;
+  }
+};
+
 /** Runs `updates` updates of a preset from the cached base; per-update seconds, stages and flops. */
-async function measureMethod(preset: string, updates: number, warmup: number, cacheDir: string | undefined, gflops: number): Promise<MethodResult> {
-  const config = resolveConfig({ preset, overrides: [`run.updates=${updates}`, "run.samplesEvery=0"] });
+async function measureMethod(preset: string, updates: number, warmup: number, cacheDir: string | undefined, gflops: number, init: string | null): Promise<MethodResult> {
+  const config = resolveConfig({ preset, overrides: [`run.updates=${updates}`, "run.samplesEvery=0", ...(init === null ? [] : [`policy.init=${init}`])] });
   await ensureBase(config, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
   const runDir = mkdtempSync(join(tmpdir(), `seed-bench-${preset}-`));
   const engine = getEngine();
-  const lines: { seconds: Record<string, number>; flops: number; tokens: number; cpu: number }[] = [];
+  const lines: { seconds: Record<string, number>; flops: number; tokens: number; cpu: number; stageFlops: Record<string, number> }[] = [];
+  for (const k of Object.keys(stageFlops)) delete stageFlops[k];
   let flops0 = engine.flops, cpu0 = process.cpuUsage();
   try {
     await train(config, {
@@ -109,7 +131,8 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
         const m = (k: string) => (typeof line[k] === "number" ? (line[k] as number) : 0);
         const tokens = Math.round(m("episode/count") * m("episode/turns_mean") * m("episode/response_tokens_mean"));
         const cpu = process.cpuUsage(cpu0);
-        lines.push({ seconds: line["seconds"] as Record<string, number>, flops: engine.flops - flops0, tokens, cpu: (cpu.user + cpu.system) / 1e6 });
+        lines.push({ seconds: line["seconds"] as Record<string, number>, flops: engine.flops - flops0, tokens, cpu: (cpu.user + cpu.system) / 1e6, stageFlops: { ...stageFlops } });
+        for (const k of Object.keys(stageFlops)) delete stageFlops[k];
         flops0 = engine.flops;
         cpu0 = process.cpuUsage();
       },
@@ -122,8 +145,10 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
   const stages: Record<string, number> = {};
   for (const n of names) stages[n] = r3(median(kept.map((l) => l.seconds[n] ?? 0)));
   const flops = median(kept.map((l) => l.flops));
+  const flopsByStage: Record<string, number> = {};
+  for (const n of names) flopsByStage[n] = median(kept.map((l) => l.stageFlops[n] ?? 0));
   return {
-    update_s: r3(median(kept.map((l) => l.seconds["total"]!))), update_cpu_s: r3(median(kept.map((l) => l.cpu))), stages, flops, floor_s: r3(flops / (gflops * 1e9)),
+    update_s: r3(median(kept.map((l) => l.seconds["total"]!))), update_cpu_s: r3(median(kept.map((l) => l.cpu))), stages, flops, stage_flops: flopsByStage, floor_s: r3(flops / (gflops * 1e9)),
     sampled_tokens_per_update: median(kept.map((l) => l.tokens)), per_update_s: kept.map((l) => r3(l.seconds["total"]!)),
   };
 }
@@ -132,7 +157,7 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
 export async function run(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions(argv, {
     json: { type: "boolean" }, updates: { type: "string" }, warmup: { type: "string" }, "cache-dir": { type: "string" },
-    "no-peer": { type: "boolean" }, "no-grpo": { type: "boolean" }, prompt: { type: "string" }, new: { type: "string" }, batch: { type: "string" },
+    "no-peer": { type: "boolean" }, "no-grpo": { type: "boolean" }, dtype: { type: "string" }, prompt: { type: "string" }, new: { type: "string" }, batch: { type: "string" },
   }, false);
   const warmup = numberOption(values.warmup, "warmup", 1);
   const updates = numberOption(values.updates, "updates", warmup + 3);
@@ -153,10 +178,26 @@ export async function run(argv: readonly string[]): Promise<number> {
   log(`f32 GEMM 1024^3: ${gflops.toFixed(1)} GFLOP/s${out["gemm_bf16_gflops"] !== null ? `; bf16 ${out["gemm_bf16_gflops"]} GFLOP/s` : ""}`);
 
   const cacheDir = values["cache-dir"];
-  const seed = await measureMethod("seed", updates, warmup, cacheDir, gflops);
+  const dtype = values.dtype ?? "f32";
+  if (dtype !== "f32" && dtype !== "bf16") throw new UsageError(`--dtype must be f32 or bf16, got '${dtype}'`);
+  out["dtype"] = dtype;
+  // bf16: the same base with torch_dtype bfloat16 in a temporary copy, given as policy.init (every
+  // policy of the run, reference and analyzer included, then computes its scoring and training
+  // matmuls in bf16 where the CPU has fast bf16; decoding stays f32).
+  let init: string | null = null;
+  if (dtype === "bf16") {
+    const base = await ensureBase(resolveConfig({ preset: "seed" }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+    init = mkdtempSync(join(tmpdir(), "seed-bench-bf16-"));
+    cpSync(base, init, { recursive: true });
+    const cfgPath = join(init, "config.json");
+    writeFileSync(cfgPath, JSON.stringify({ ...JSON.parse(readFileSync(cfgPath, "utf8")), torch_dtype: "bfloat16" }, null, 2));
+    if (!engine.info.bf16Fast) notes.push("--dtype bf16 on a CPU without fast bf16: the model computes in f32");
+  }
+  const seed = await measureMethod("seed", updates, warmup, cacheDir, gflops, init);
   log(`SEED: ${seed.update_s} s/update (cpu ${seed.update_cpu_s} s; median of ${seed.per_update_s.length}: ${seed.per_update_s.join(", ")}), stages ${JSON.stringify(seed.stages)}, ` +
     `${(seed.flops / 1e9).toFixed(2)} GFLOP, floor ${seed.floor_s} s`);
-  const grpo = values["no-grpo"] ? null : await measureMethod("grpo", updates, warmup, cacheDir, gflops);
+  const grpo = values["no-grpo"] ? null : await measureMethod("grpo", updates, warmup, cacheDir, gflops, init);
+  if (init !== null) rmSync(init, { recursive: true, force: true });
   if (grpo !== null) log(`GRPO: ${grpo.update_s} s/update (cpu ${grpo.update_cpu_s} s; ${grpo.per_update_s.join(", ")}), stages ${JSON.stringify(grpo.stages)}, ${(grpo.flops / 1e9).toFixed(2)} GFLOP, floor ${grpo.floor_s} s`);
   out["peak_rss_mb"] = Math.round(process.resourceUsage().maxRSS / 1024);
   Object.assign(out, {
@@ -164,6 +205,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     seed_update_cpu_s: seed.update_cpu_s, grpo_update_cpu_s: grpo?.update_cpu_s ?? null,
     stages: { seed: seed.stages, grpo: grpo?.stages ?? null },
     flops: { seed: seed.flops, grpo: grpo?.flops ?? null },
+    stage_flops: { seed: seed.stage_flops, grpo: grpo?.stage_flops ?? null },
     floor_s: { seed: seed.floor_s, grpo: grpo?.floor_s ?? null },
     x_floor: { seed: r3(seed.update_s / seed.floor_s), grpo: grpo === null ? null : r3(grpo.update_s / grpo.floor_s) },
     sampled_tokens_per_update: { seed: seed.sampled_tokens_per_update, grpo: grpo?.sampled_tokens_per_update ?? null },

@@ -36,7 +36,7 @@ thread_local std::vector<float> t_p;
 template <int nb>
 void scores(float* S, int64_t ldS, const float* const* qs, const float* K, int64_t cap, int64_t L, int64_t hd, float scale) {
 #if defined(__AVX512F__)
-  constexpr int NC = nb <= 2 ? 4 : 2;
+  constexpr int NC = 4;
   const __m512 sc = _mm512_set1_ps(scale);
   int64_t j0 = 0;
   for (; j0 + 16 * NC <= L; j0 += 16 * NC) {

@@ -10,7 +10,11 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include <omp.h>
+
 #include <algorithm>
+
+#include "common.h"
 
 namespace seed {
 
@@ -34,9 +38,14 @@ inline __m512 reduce16(const __m512* v) {
 
 bool small_gemm_available() { return true; }
 
+// Above this many multiply-adds the column tiles are split across the engine's threads.
+constexpr int64_t kParallelMacs = int64_t(1) << 19;
+
 void small_gemm_nt(float* c, const float* a, const float* b, int64_t m, int64_t n, int64_t k, bool accumulate) {
   const int64_t kfull = k & ~int64_t(15);
   const __mmask16 tail = __mmask16((1u << (k - kfull)) - 1u);
+  const int nthr = m * n * k >= kParallelMacs && n >= 32 ? max_threads() : 1;
+#pragma omp parallel for num_threads(nthr) schedule(static)
   for (int64_t j0 = 0; j0 < n; j0 += 4) {
     const int nj = int(std::min<int64_t>(4, n - j0));
     const float* br[4];
