@@ -23,6 +23,7 @@ import { ParamStore } from "../src/model/params.ts";
 import { Transformer } from "../src/model/transformer.ts";
 import { KvCache } from "../src/model/kv-cache.ts";
 import { AdamW } from "../src/model/adamw.ts";
+import { peerPython, runPeer } from "./peer.ts";
 
 type Out = Record<string, number | string | boolean | null | string[] | number[]>;
 
@@ -68,30 +69,6 @@ function greedyTokS(model: Transformer, batch: number, promptLen: number, newTok
     }
   };
   return (batch * newTokens) / best(1, run);
-}
-
-function peerPython(): string | null {
-  for (const p of ["/usr/bin/python3", "python3"]) {
-    const r = spawnSync(p, ["-c", "import torch"], { stdio: "ignore", timeout: 60_000 });
-    if (r.status === 0) return p;
-  }
-  return null;
-}
-
-/** Runs the peer on some measurements; null fields (and a note) when it fails or times out. */
-function runPeer(python: string, opts: object, timeoutS: number, notes: string[]): Record<string, number | string> {
-  const cpu = cpuInfo();
-  // Debian's OpenBLAS mis-detects some CPUs (on an AVX-512 one it fell back to an SSE3 kernel);
-  // SkylakeX kernels need AVX-512 and die with SIGILL without it, so pick the core type from the flags.
-  const coretype = cpu.avx512 ? "SkylakeX" : cpu.avx2 ? "Haswell" : undefined;
-  const env = { ...process.env, ...(coretype ? { OPENBLAS_CORETYPE: coretype } : {}) };
-  const script = fileURLToPath(new URL("./peers/torch_peer.py", import.meta.url));
-  const r = spawnSync(python, [script, JSON.stringify(opts)], { env, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 1 << 20 });
-  if (r.error || r.status !== 0) {
-    notes.push(`torch peer ${JSON.stringify((opts as { measure: string[] }).measure)} failed: ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`);
-    return {};
-  }
-  return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, number | string>;
 }
 
 function qwenChild(seqLen: number, timeoutS: number, notes: string[]): { best_s: number; peak_rss_mb: number; dtype: string } | null {
@@ -177,7 +154,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     `greedy sampling ${out["sample_batch1_tok_s"]} tok/s (batch 1), ${out["sample_batch32_tok_s"]} tok/s (batch 32)`);
 
   const python = values["no-peer"] ? null : peerPython();
-  if (python === null && !values["no-peer"]) notes.push("PyTorch not found (install python3-torch): peer columns are null");
+  if (python === null && !values["no-peer"]) notes.push("PyTorch not found (make bench installs torch 2.x into .venv; python3-torch is the fallback): peer columns are null");
   const base = { threads: engine.info.threads, config: cfg, batch: B, seqLen: T, reps, promptLen: 16, newTokens: 64, seed: 0 };
   const peer: Record<string, number | string> = python === null ? {} : runPeer(python, { ...base, measure: ["train_fp32", "score", "sample_b1", "sample_b32"] }, peerTimeout, notes);
   if (python !== null) {

@@ -6,7 +6,7 @@
   "targets": [
     {
       "target_name": "seed_native",
-      "sources": ["src/addon.cc", "src/matmul.cc", "src/elementwise.cc", "src/attention.cc", "src/lm_head.cc", "src/signals.cc"],
+      "sources": ["src/addon.cc", "src/matmul.cc", "src/elementwise.cc", "src/attention.cc", "src/attention_decode.cc", "src/decoder.cc", "src/small_gemm.cc", "src/lm_head.cc", "src/signals.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
       "cflags!": ["-fno-exceptions"],

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "attention.h"
+#include "attention_decode.h"
+#include "decoder.h"
 #include "common.h"
 #include "elementwise.h"
 #include "lm_head.h"
@@ -227,6 +229,138 @@ Napi::Value AttentionBackward(const CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// A decode sequence table [q_start, nq, row, past] against q (rows_q rows) and a channel-major
+// cache of `batch` rows of `cap` positions: in range, and no two sequences share query rows or
+// a cache row (each writes its row's new positions).
+int64_t checked_decode_seqs(const CallbackInfo& info, const int32_t* seqs, size_t len, int64_t rows_q, int64_t batch, int64_t cap) {
+  if (len % 4 != 0 || len == 0) throw Napi::RangeError::New(info.Env(), "decode: seqs must hold [qStart, nq, row, past] quadruples");
+  std::vector<std::pair<int64_t, int64_t>> qr;
+  std::vector<int64_t> rows;
+  for (size_t b = 0; b < len; b += 4) {
+    int64_t qs = seqs[b], nq = seqs[b + 1], row = seqs[b + 2], past = seqs[b + 3];
+    if (qs < 0 || nq < 1 || qs + nq > rows_q || row < 0 || row >= batch || past < 0 || past + nq > cap)
+      throw Napi::RangeError::New(info.Env(), "decode: sequence table out of range");
+    qr.emplace_back(qs, qs + nq);
+    rows.push_back(row);
+  }
+  std::sort(qr.begin(), qr.end());
+  for (size_t i = 1; i < qr.size(); i++)
+    if (qr[i].first < qr[i - 1].second) throw Napi::RangeError::New(info.Env(), "decode: two sequences share query rows");
+  std::sort(rows.begin(), rows.end());
+  if (std::adjacent_find(rows.begin(), rows.end()) != rows.end()) throw Napi::RangeError::New(info.Env(), "decode: two sequences share a cache row");
+  return int64_t(len / 4);
+}
+
+// Rows of a channel-major cache argument: its length / (KV * cap), which must divide exactly.
+int64_t cache_rows(const CallbackInfo& info, size_t len, int64_t KV, int64_t cap) {
+  const size_t per = sz(info, KV, cap);
+  if (len == 0 || len % per != 0) throw Napi::RangeError::New(info.Env(), "decode: cache length is not a multiple of KV * cap");
+  return int64_t(len / per);
+}
+
+Napi::Value KvWrite(const CallbackInfo& info) {
+  int64_t KV = dim(info, 5, "kvDim"), cap = dim(info, 6, "cap");
+  float* kc = f32(info, 0, 1, "kCache");
+  const size_t cl = len_of(info, 0);
+  float* vc = f32(info, 1, cl, "vCache");
+  const int64_t batch = cache_rows(info, cl, KV, cap);
+  float* k = f32(info, 2, 1, "k");
+  const int64_t rows_q = int64_t(len_of(info, 2)) / KV;
+  float* v = f32(info, 3, len_of(info, 2), "v");
+  int32_t* seqs = i32(info, 4, 4, "seqs");
+  int64_t nseq = checked_decode_seqs(info, seqs, len_of(info, 4), rows_q, batch, cap);
+  seed::kv_write(kc, vc, k, v, seqs, nseq, KV, cap);
+  return info.Env().Undefined();
+}
+
+Napi::Value AttentionDecode(const CallbackInfo& info) {
+  int64_t H = dim(info, 5, "nHeads"), Hkv = dim(info, 6, "nKvHeads"), hd = dim(info, 7, "headDim"), cap = dim(info, 8, "cap");
+  if (H % Hkv != 0) throw Napi::RangeError::New(info.Env(), "attentionDecode: nKvHeads must divide nHeads");
+  float* q = f32(info, 1, 1, "q");
+  float* out = f32(info, 0, len_of(info, 1), "out");
+  float* kc = f32(info, 2, 1, "kCache");
+  const size_t cl = len_of(info, 2);
+  float* vc = f32(info, 3, cl, "vCache");
+  const int64_t batch = cache_rows(info, cl, Hkv * hd, cap);
+  int32_t* seqs = i32(info, 4, 4, "seqs");
+  int64_t nseq = checked_decode_seqs(info, seqs, len_of(info, 4), int64_t(len_of(info, 1)) / (H * hd), batch, cap);
+  seed::attention_decode(out, q, kc, vc, seqs, nseq, H, Hkv, hd, cap);
+  return info.Env().Undefined();
+}
+
+// decoderForward(logits, ids, positions, seqs, embed, finalNorm, head, weights[12 per layer],
+//                caches[2 per layer], D, F, H, Hkv, hd, V, cap, eps, theta)
+Napi::Value DecoderForward(const CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    seed::DecoderDims d{};
+    d.D = dim(info, 9, "dModel");
+    d.F = dim(info, 10, "ffnSize");
+    d.H = dim(info, 11, "nHeads");
+    d.Hkv = dim(info, 12, "nKvHeads");
+    d.hd = dim(info, 13, "headDim");
+    d.V = dim(info, 14, "vocab");
+    d.cap = dim(info, 15, "cap");
+    d.eps = float(dbl(info, 16));
+    d.theta = dbl(info, 17);
+    if (d.H % d.Hkv != 0 || d.hd % 2 != 0) throw Napi::RangeError::New(info.Env(), "decoderForward: bad head layout");
+    const int64_t D = d.D, F = d.F, Q = d.H * d.hd, KV = d.Hkv * d.hd;
+    int32_t* ids = i32(info, 1, 1, "ids");
+    const int64_t n = int64_t(len_of(info, 1));
+    int32_t* positions = i32(info, 2, size_t(n), "positions");
+    for (int64_t r = 0; r < n; r++) {
+      if (ids[r] < 0 || ids[r] >= d.V) throw Napi::RangeError::New(info.Env(), "decoderForward: token id out of range");
+      if (positions[r] < 0 || positions[r] >= kMaxPosition) throw Napi::RangeError::New(info.Env(), "decoderForward: position out of range");
+    }
+    const float* embed = f32(info, 4, sz(info, d.V, D), "embed");
+    const float* final_norm = f32(info, 5, sz(info, D), "finalNorm");
+    const float* head = f32(info, 6, sz(info, d.V, D), "head");
+    if (!info[7].IsArray() || !info[8].IsArray()) throw Napi::TypeError::New(info.Env(), "decoderForward: weights and caches must be arrays");
+    Napi::Array wa = info[7].As<Napi::Array>(), ca = info[8].As<Napi::Array>();
+    if (wa.Length() == 0 || wa.Length() % 12 != 0 || ca.Length() != wa.Length() / 6)
+      throw Napi::RangeError::New(info.Env(), "decoderForward: 12 weights and 2 caches per layer");
+    d.layers = int64_t(wa.Length() / 12);
+    auto tensor = [&](Napi::Array arr, uint32_t i, size_t need, bool nullable, const char* what) -> float* {
+      Napi::Value v = arr.Get(i);
+      if (nullable && v.IsNull()) return nullptr;
+      if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+        throw Napi::TypeError::New(info.Env(), std::string("decoderForward: ") + what + " must be a Float32Array");
+      Napi::TypedArray t = v.As<Napi::TypedArray>();
+      if (t.ElementLength() < need) throw Napi::RangeError::New(info.Env(), std::string("decoderForward: ") + what + " too short");
+      return reinterpret_cast<float*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
+    };
+    const size_t cache_len = [&] {
+      Napi::Value v = ca.Get(uint32_t(0));
+      if (!v.IsTypedArray()) throw Napi::TypeError::New(info.Env(), "decoderForward: caches must be Float32Arrays");
+      return v.As<Napi::TypedArray>().ElementLength();
+    }();
+    const int64_t batch = cache_rows(info, cache_len, KV, d.cap);
+    std::vector<seed::DecoderLayer> layers(size_t(d.layers));
+    for (int64_t l = 0; l < d.layers; l++) {
+      const uint32_t o = uint32_t(12 * l);
+      seed::DecoderLayer& w = layers[size_t(l)];
+      w.input_norm = tensor(wa, o + 0, sz(info, D), false, "inputNorm");
+      w.q = tensor(wa, o + 1, sz(info, Q, D), false, "q");
+      w.q_bias = tensor(wa, o + 2, sz(info, Q), true, "qBias");
+      w.k = tensor(wa, o + 3, sz(info, KV, D), false, "k");
+      w.k_bias = tensor(wa, o + 4, sz(info, KV), true, "kBias");
+      w.v = tensor(wa, o + 5, sz(info, KV, D), false, "v");
+      w.v_bias = tensor(wa, o + 6, sz(info, KV), true, "vBias");
+      w.o = tensor(wa, o + 7, sz(info, D, Q), false, "o");
+      w.post_norm = tensor(wa, o + 8, sz(info, D), false, "postNorm");
+      w.gate = tensor(wa, o + 9, sz(info, F, D), false, "gate");
+      w.up = tensor(wa, o + 10, sz(info, F, D), false, "up");
+      w.down = tensor(wa, o + 11, sz(info, D, F), false, "down");
+      w.kc = tensor(ca, uint32_t(2 * l), cache_len, false, "kCache");
+      w.vc = tensor(ca, uint32_t(2 * l + 1), cache_len, false, "vCache");
+    }
+    int32_t* seqs = i32(info, 3, 4, "seqs");
+    const int64_t nseq = checked_decode_seqs(info, seqs, len_of(info, 3), n, batch, d.cap);
+    float* logits = f32(info, 0, sz(info, nseq, d.V), "logits");
+    seed::decoder_forward(logits, ids, positions, n, seqs, nseq, embed, final_norm, head, layers.data(), d);
+    return info.Env().Undefined();
+  });
+}
+
 struct Allowed {
   const uint8_t* restricted = nullptr;
   const int32_t* offsets = nullptr;
@@ -338,6 +472,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("swigluBackward", Napi::Function::New(env, Guard<SwigluBackward>));
   exports.Set("attentionForward", Napi::Function::New(env, Guard<AttentionForward>));
   exports.Set("attentionBackward", Napi::Function::New(env, Guard<AttentionBackward>));
+  exports.Set("kvWrite", Napi::Function::New(env, Guard<KvWrite>));
+  exports.Set("attentionDecode", Napi::Function::New(env, Guard<AttentionDecode>));
+  exports.Set("decoderForward", Napi::Function::New(env, Guard<DecoderForward>));
   exports.Set("lmHeadForward", Napi::Function::New(env, Guard<LmHeadForward>));
   exports.Set("lmHeadBackward", Napi::Function::New(env, Guard<LmHeadBackward>));
   exports.Set("lmHeadTrain", Napi::Function::New(env, Guard<LmHeadTrain>));

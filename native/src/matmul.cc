@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common.h"
+#include "small_gemm.h"
 
 namespace seed {
 namespace {
@@ -182,8 +183,15 @@ const void* prepare_operand(const float* src, size_t n, bool bf16, std::vector<u
   return d;
 }
 
+// Linear layers below this many multiply-adds (decode steps, short prefills) skip oneDNN.
+constexpr int64_t kSmallGemmMacs = int64_t(1) << 22;
+
 void matmul(float* c, const float* a, const float* b, int64_t m, int64_t n, int64_t k,
             bool trans_a, bool trans_b, bool accumulate, bool bf16) {
+  if (!bf16 && !trans_a && trans_b && m * n * k < kSmallGemmMacs && small_gemm_available()) {
+    small_gemm_nt(c, a, b, m, n, k, accumulate);
+    return;
+  }
   const void* pa = prepare_operand(a, size_t(m * k), bf16, t_a16, t_af);
   const void* pb = prepare_operand(b, size_t(k * n), bf16, t_b16, t_bf);
   matmul_raw(c, pa, pb, m, n, k, trans_a, trans_b, accumulate, native_bf16(bf16));

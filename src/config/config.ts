@@ -170,7 +170,7 @@ export type SeedConfig = {
      * Mini-batches (optimizer steps) per PPO epoch; sequences are split evenly. 0 derives the
      * count from the reference's mini-batch of `miniBatchSamples` step-samples: max(4,
      * round(S / miniBatchSamples)) for an update of S step-samples, never more than its
-     * sequences. A step-sample is one turn (ALGORITHMS.md §0); in `full` history a trajectory of
+     * sequences. A step-sample is one turn (one policy response); in `full` history a trajectory of
      * L turns is one sequence carrying L step-samples and is never split, so a mini-batch of 256
      * step-samples is about 256 / L whole trajectories (16 × 8 trajectories of ~20 turns: 2,560
      * step-samples, 10 mini-batches of ~13 trajectories). In `window` mode a sequence is a turn,

@@ -7,7 +7,7 @@
  * It deliberately holds no model logic.
  */
 import { ShapeError } from "../core/errors.ts";
-import type { AdamWHyper, AllowedSets, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
+import type { AdamWHyper, AllowedSets, DecodeSeqTable, DecoderDims, DecoderWeights, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
 import { referenceKernels } from "./reference.ts";
 import { loadNative, type NativeInfo } from "./native.ts";
 
@@ -60,6 +60,12 @@ export class Engine {
   readonly info: EngineInfo;
   /** Check float inputs for NaN/Inf on every call. */
   checkFinite: boolean;
+  /**
+   * Floating-point operations of the GEMM-like kernels run so far (matmuls, attention, LM head;
+   * 2 per multiply-add), for `seed bench update`'s compute floor. Elementwise kernels are not
+   * counted: they are memory-bound and a rounding error next to the products.
+   */
+  flops = 0;
   private readonly k: Kernels;
 
   constructor(kernels: Kernels, info: EngineInfo, checkFinite = false) {
@@ -100,6 +106,7 @@ export class Engine {
     this.arr(op, "b", b, k * n);
     this.finite(op, "a", a, m * k);
     this.finite(op, "b", b, k * n);
+    this.flops += 2 * m * n * k;
     this.k.matmul(c, a, b, m, n, k, transA, transB, accumulate, dtype);
   }
 
@@ -203,6 +210,7 @@ export class Engine {
     if (out.length < q.length) fail(op, `out has ${out.length} elements, q has ${q.length}`);
     if (lse !== null) this.arr(op, "lse", lse, (q.length / (nHeads * headDim)) * nHeads);
     this.finite(op, "q", q, q.length);
+    this.flops += 4 * nHeads * headDim * causalPairs(seqs);
     this.k.attentionForward(out, lse, q, k, v, seqs, nHeads, nKvHeads, headDim);
   }
 
@@ -217,7 +225,107 @@ export class Engine {
     this.arr(op, "dv", dv, v.length);
     this.arr(op, "lse", lse, (q.length / (nHeads * headDim)) * nHeads);
     this.finite(op, "dout", dout, q.length);
+    this.flops += 8 * nHeads * headDim * causalPairs(seqs);
     this.k.attentionBackward(dq, dk, dv, dout, q, k, v, out, lse, seqs, nHeads, nKvHeads, headDim);
+  }
+
+  /**
+   * Checks a decode sequence table against `qRows` query rows and a cache of `batch` rows of `cap`
+   * positions: in range, distinct query ranges and distinct cache rows.
+   */
+  private decodeSeqs(op: string, seqs: DecodeSeqTable, qRows: number, batch: number, cap: number): void {
+    if (!(seqs instanceof Int32Array) || seqs.length % 4 !== 0 || seqs.length === 0) fail(op, "seqs must be a non-empty Int32Array of [qStart, nq, row, past] quadruples");
+    const n = seqs.length / 4, rows = new Set<number>();
+    for (let b = 0; b < n; b++) {
+      const qs = seqs[4 * b]!, nq = seqs[4 * b + 1]!, row = seqs[4 * b + 2]!, past = seqs[4 * b + 3]!;
+      if (qs < 0 || nq < 1 || past < 0) fail(op, `sequence ${b} has a negative start, past or an empty query range`);
+      if (qs + nq > qRows) fail(op, `sequence ${b} reads query rows up to ${qs + nq}, there are ${qRows}`);
+      if (row < 0 || row >= batch) fail(op, `sequence ${b} uses cache row ${row}, the cache has ${batch}`);
+      if (past + nq > cap) fail(op, `sequence ${b} fills positions up to ${past + nq}, the cache holds ${cap} per row`);
+      if (rows.has(row)) fail(op, `two sequences use cache row ${row}`);
+      rows.add(row);
+      if (b > 0 && qs < seqs[4 * (b - 1)]! + seqs[4 * (b - 1) + 1]!) fail(op, `sequence ${b} starts before the end of sequence ${b - 1} (query ranges must be increasing and disjoint)`);
+    }
+  }
+
+  private cacheRows(op: string, kCache: unknown, vCache: unknown, kvDim: number, cap: number): number {
+    this.arr(op, "kCache", kCache, kvDim * cap);
+    this.arr(op, "vCache", vCache, kvDim * cap);
+    const len = (kCache as Float32Array).length;
+    if (len % (kvDim * cap) !== 0) fail(op, `kCache has ${len} elements, not a multiple of kvDim * cap = ${kvDim * cap}`);
+    if ((vCache as Float32Array).length !== len) fail(op, `vCache has ${(vCache as Float32Array).length} elements, kCache ${len}`);
+    return len / (kvDim * cap);
+  }
+
+  /** See `Kernels.kvWrite`. */
+  kvWrite(kCache: Float32Array, vCache: Float32Array, k: Float32Array, v: Float32Array, seqs: DecodeSeqTable, kvDim: number, cap: number): void {
+    const op = "kvWrite";
+    dims(op, { kvDim, cap });
+    const batch = this.cacheRows(op, kCache, vCache, kvDim, cap);
+    this.arr(op, "k", k, kvDim);
+    this.arr(op, "v", v, k.length);
+    this.decodeSeqs(op, seqs, Math.floor(k.length / kvDim), batch, cap);
+    this.k.kvWrite(kCache, vCache, k, v, seqs, kvDim, cap);
+  }
+
+  /** See `Kernels.attentionDecode`. */
+  attentionDecode(out: Float32Array, q: Float32Array, kCache: Float32Array, vCache: Float32Array, seqs: DecodeSeqTable,
+                  nHeads: number, nKvHeads: number, headDim: number, cap: number): void {
+    const op = "attentionDecode";
+    dims(op, { nHeads, nKvHeads, headDim, cap });
+    if (nHeads % nKvHeads !== 0) fail(op, `nKvHeads (${nKvHeads}) must divide nHeads (${nHeads})`);
+    const batch = this.cacheRows(op, kCache, vCache, nKvHeads * headDim, cap);
+    this.arr(op, "q", q, nHeads * headDim);
+    this.arr(op, "out", out, q.length);
+    this.decodeSeqs(op, seqs, Math.floor(q.length / (nHeads * headDim)), batch, cap);
+    this.finite(op, "q", q, q.length);
+    let pairs = 0;
+    for (let b = 0; b < seqs.length / 4; b++) pairs += seqs[4 * b + 1]! * seqs[4 * b + 3]! + (seqs[4 * b + 1]! * (seqs[4 * b + 1]! + 1)) / 2;
+    this.flops += 4 * nHeads * headDim * pairs;
+    this.k.attentionDecode(out, q, kCache, vCache, seqs, nHeads, nKvHeads, headDim, cap);
+  }
+
+  /** Whether this engine runs a whole decode step in one call (`decoderForward`). */
+  get hasDecoder(): boolean {
+    return this.k.decoderForward !== undefined;
+  }
+
+  /** See `Kernels.decoderForward`; throws when the engine has none (`hasDecoder`). */
+  decoderForward(logits: Float32Array, ids: Int32Array, positions: Int32Array, seqs: DecodeSeqTable, w: DecoderWeights, d: DecoderDims): void {
+    const op = "decoderForward";
+    if (this.k.decoderForward === undefined) fail(op, `the ${this.kind} engine has no fused decoder; use the per-kernel path`);
+    const { dModel: D, ffnSize: F, nHeads: H, nKvHeads: Hkv, headDim: hd, vocab: V, cap } = d;
+    dims(op, { D, F, H, Hkv, hd, V, cap });
+    if (H % Hkv !== 0 || hd % 2 !== 0) fail(op, `nKvHeads must divide nHeads and headDim must be even (got ${H}, ${Hkv}, ${hd})`);
+    if (!(d.eps > 0) || !(d.theta > 1)) fail(op, `eps must be > 0 and theta > 1 (got ${d.eps}, ${d.theta})`);
+    const Q = H * hd, KV = Hkv * hd, n = ids.length;
+    if (!(ids instanceof Int32Array) || n === 0) fail(op, "ids must be a non-empty Int32Array");
+    this.ints(op, "ids", ids, n, 0, V);
+    this.ints(op, "positions", positions, n, 0, 2 ** 30);
+    this.arr(op, "embed", w.embed, V * D);
+    this.arr(op, "finalNorm", w.finalNorm, D);
+    this.arr(op, "head", w.head, V * D);
+    const L = w.layers.length / 12;
+    if (!Number.isInteger(L) || L < 1 || w.caches.length !== 2 * L) fail(op, `weights need 12 tensors and 2 caches per layer, got ${w.layers.length} and ${w.caches.length}`);
+    const sizes = [D, Q * D, Q, KV * D, KV, KV * D, KV, D * Q, D, F * D, F * D, D * F];
+    const names = ["inputNorm", "q", "qBias", "k", "kBias", "v", "vBias", "o", "postNorm", "gate", "up", "down"];
+    let batch = 0;
+    for (let l = 0; l < L; l++) {
+      for (let i = 0; i < 12; i++) {
+        const t = w.layers[12 * l + i];
+        if (t === null && (i === 2 || i === 4 || i === 6)) continue;
+        this.arr(op, `layers[${l}].${names[i]}`, t, sizes[i]!);
+      }
+      const b = this.cacheRows(op, w.caches[2 * l], w.caches[2 * l + 1], KV, cap);
+      if (l > 0 && b !== batch) fail(op, `layer ${l}'s cache has ${b} rows, layer 0's ${batch}`);
+      batch = b;
+    }
+    this.decodeSeqs(op, seqs, n, batch, cap);
+    this.arr(op, "logits", logits, (seqs.length / 4) * V);
+    let pairs = 0;
+    for (let b = 0; b < seqs.length / 4; b++) pairs += seqs[4 * b + 1]! * seqs[4 * b + 3]! + (seqs[4 * b + 1]! * (seqs[4 * b + 1]! + 1)) / 2;
+    this.flops += L * (2 * n * D * (2 * Q + 2 * KV + 3 * F) + 4 * H * hd * pairs) + 2 * (seqs.length / 4) * D * V;
+    this.k.decoderForward(logits, ids, positions, seqs, w, d);
   }
 
   private allowed(op: string, allowed: AllowedSets | null, targets: Int32Array, rows: number, vocab: number): void {
@@ -250,6 +358,7 @@ export class Engine {
     this.ints(op, "targets", targets, rows, 0, vocab);
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "h", h, rows * dModel);
+    this.flops += 2 * rows * dModel * vocab;
     this.k.lmHeadForward(logp, lse, h, w, targets, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -268,6 +377,7 @@ export class Engine {
     this.ints(op, "targets", targets, rows, 0, vocab);
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "weights", weights, rows);
+    this.flops += 6 * rows * dModel * vocab;
     this.k.lmHeadBackward(dh, dw, h, w, targets, weights, lse, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -289,6 +399,7 @@ export class Engine {
     this.allowed(op, allowed, targets, rows, vocab);
     this.finite(op, "h", h, rows * dModel);
     this.finite(op, "weights", weights, rows);
+    this.flops += 6 * rows * dModel * vocab;
     this.k.lmHeadTrain(logp, lse, dh, dw, h, w, targets, weights, rows, dModel, vocab, allowed, dtype);
   }
 
@@ -314,6 +425,16 @@ export class Engine {
     this.arr("sumSquares", "x", x, 0);
     return this.k.sumSquares(x);
   }
+}
+
+/** Query-key pairs a causal attention call over `seqs` computes: each query sees its past and itself. */
+function causalPairs(seqs: SeqTable): number {
+  let n = 0;
+  for (let b = 0; b < seqs.length / 4; b++) {
+    const nq = seqs[4 * b + 1]!, past = seqs[4 * b + 3]!;
+    n += nq * past + (nq * (nq + 1)) / 2;
+  }
+  return n;
 }
 
 function describe(x: unknown): string {

@@ -36,6 +36,34 @@ export type AllowedSets = {
  */
 export type SeqTable = Int32Array;
 
+/**
+ * The sequence table of the decode kernels (a KV cache, `model/kv-cache.ts`): 4 ints per
+ * sequence, `[qStart, nq, row, past]`. Its new tokens are rows `qStart .. qStart + nq` of q (and
+ * of the new k, v); they go to positions `past .. past + nq` of cache row `row`, and query i
+ * attends that row's positions `0 .. past + i`. Sequences use distinct query rows and cache rows.
+ */
+export type DecodeSeqTable = Int32Array;
+
+/**
+ * The weights and caches of a whole-model decode step (`Kernels.decoderForward`). Per layer, 12
+ * tensors in this order: inputNorm [D], q [Q, D], qBias [Q] | null, k [KV, D], kBias | null,
+ * v [KV, D], vBias | null, o [D, Q], postNorm [D], gate [F, D], up [F, D], down [D, F]; and 2
+ * caches, keys then values, each [batch, KV, cap] (channel-major, see `attentionDecode`).
+ */
+export type DecoderWeights = {
+  readonly embed: Float32Array; // [vocab, D]
+  readonly finalNorm: Float32Array; // [D]
+  readonly head: Float32Array; // [vocab, D]
+  readonly layers: readonly (Float32Array | null)[]; // 12 per layer
+  readonly caches: readonly Float32Array[]; // 2 per layer
+};
+
+/** Shape of a decode step's model (`Kernels.decoderForward`). */
+export type DecoderDims = {
+  readonly dModel: number; readonly ffnSize: number; readonly nHeads: number; readonly nKvHeads: number;
+  readonly headDim: number; readonly vocab: number; readonly cap: number; readonly eps: number; readonly theta: number;
+};
+
 /** Hyper-parameters of one fused AdamW update of one tensor (PyTorch `AdamW` semantics). */
 export type AdamWHyper = {
   readonly lr: number;
@@ -97,6 +125,31 @@ export interface Kernels {
   attentionBackward(dq: Float32Array, dk: Float32Array, dv: Float32Array, dout: Float32Array,
                     q: Float32Array, k: Float32Array, v: Float32Array, out: Float32Array,
                     lse: Float32Array, seqs: SeqTable, nHeads: number, nKvHeads: number, headDim: number): void;
+
+  /**
+   * Writes new keys and values into a channel-major cache (see `attentionDecode`):
+   * k, v: [rowsQ, kvDim]; token i of a sequence goes to position past + i of its cache row.
+   */
+  kvWrite(kCache: Float32Array, vCache: Float32Array, k: Float32Array, v: Float32Array, seqs: DecodeSeqTable,
+          kvDim: number, cap: number): void;
+  /**
+   * Causal GQA attention of new tokens against a KV cache (see `DecodeSeqTable`), softmax scale
+   * 1/sqrt(headDim), no log-sum-exp (decoding has no backward). q, out: [rowsQ, nHeads * headDim];
+   * kCache, vCache: [batch, nKvHeads * headDim, cap]: per cache row and channel, the positions are
+   * contiguous, so a query's scores and outputs run along memory. Rows of `out` outside every
+   * sequence are left untouched.
+   */
+  attentionDecode(out: Float32Array, q: Float32Array, kCache: Float32Array, vCache: Float32Array, seqs: DecodeSeqTable,
+                  nHeads: number, nKvHeads: number, headDim: number, cap: number): void;
+  /**
+   * The whole forward of a KV-cache append in one call (native only; absent in the reference):
+   * embedding of `ids`, every layer in f32 (RMSNorm, q/k/v + biases, RoPE at `positions`,
+   * `kvWrite`, `attentionDecode`, o, RMSNorm, SwiGLU, residuals) and the final norm and LM head
+   * on each sequence's last new token: logits [nseq, vocab] overwritten. Models with q/k norms
+   * take the per-kernel path instead.
+   */
+  decoderForward?(logits: Float32Array, ids: Int32Array, positions: Int32Array, seqs: DecodeSeqTable,
+                  weights: DecoderWeights, dims: DecoderDims): void;
 
   /**
    * LM head fused with log-softmax and the gather of target tokens: for each row r,

@@ -58,8 +58,10 @@ function both<const T extends readonly Float32Array[]>(make: () => T, f: (e: Eng
 
 test("native matmul equals the reference for every transpose, accumulation and dtype", { skip }, () => {
   const rng = Rng.from(21);
-  // The last shape is large enough (2^23 multiply-adds) to run on the multi-threaded path.
-  for (const [m, n, k, full] of [[67, 45, 33, true], [1, 300, 17, true], [512, 128, 128, false]] as const) {
+  // The last shape is large enough (2^23 multiply-adds) to run on the multi-threaded path; the
+  // others (under 2^22) take the small-GEMM path for x·Wᵀ, with partial 4x4 tiles and k tails
+  // (40x200x80: over 2^19, its column tiles split across threads).
+  for (const [m, n, k, full] of [[67, 45, 33, true], [1, 300, 17, true], [32, 96, 96, false], [40, 200, 80, false], [512, 128, 128, false]] as const) {
     for (const dtype of (full ? ["f32", "bf16"] : ["f32"]) as MatmulDtype[]) {
       for (const ta of [false, true]) for (const tb of [false, true]) {
         const a = rand(rng, m * k), b = rand(rng, k * n), c0 = rand(rng, m * n);

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
 import { SeedError, UsageError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { AdamWHyper, AllowedSets, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
+import type { AdamWHyper, AllowedSets, DecodeSeqTable, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
 
 /** What the addon reports about itself. */
 export type NativeInfo = {
@@ -45,6 +45,11 @@ type Addon = {
   swigluBackward(dg: F, du: F, dh: F, g: F, u: F, n: number): void;
   attentionForward(out: F, lse: F | null, q: F, k: F, v: F, seqs: Int32Array, h: number, hkv: number, hd: number): void;
   attentionBackward(dq: F, dk: F, dv: F, dout: F, q: F, k: F, v: F, out: F, lse: F, seqs: Int32Array, h: number, hkv: number, hd: number): void;
+  kvWrite(kc: F, vc: F, k: F, v: F, seqs: Int32Array, kvDim: number, cap: number): void;
+  attentionDecode(out: F, q: F, kc: F, vc: F, seqs: Int32Array, h: number, hkv: number, hd: number, cap: number): void;
+  decoderForward(logits: F, ids: Int32Array, positions: Int32Array, seqs: Int32Array, embed: F, finalNorm: F, head: F,
+                 layers: readonly (F | null)[], caches: readonly F[], d: number, f: number, h: number, hkv: number, hd: number,
+                 v: number, cap: number, eps: number, theta: number): void;
   lmHeadForward(logp: F, lse: F, h: F, w: F, t: Int32Array, rows: number, d: number, v: number,
                 restricted: Uint8Array | null, offsets: Int32Array | null, ids: Int32Array | null, bf16: boolean): void;
   lmHeadBackward(dh: F, dw: F, h: F, w: F, t: Int32Array, weights: F, lse: F, rows: number, d: number, v: number,
@@ -184,6 +189,10 @@ function adapt(n: Addon): Kernels {
     attentionForward: (out, lse, q, k, v, seqs: SeqTable, h, hkv, hd) => n.attentionForward(out, lse, q, k, v, seqs, h, hkv, hd),
     attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seqs, h, hkv, hd) =>
       n.attentionBackward(dq, dk, dv, dout, q, k, v, out, lse, seqs, h, hkv, hd),
+    kvWrite: (kc, vc, k, v, seqs: DecodeSeqTable, kvDim, cap) => n.kvWrite(kc, vc, k, v, seqs, kvDim, cap),
+    attentionDecode: (out, q, kc, vc, seqs, h, hkv, hd, cap) => n.attentionDecode(out, q, kc, vc, seqs, h, hkv, hd, cap),
+    decoderForward: (logits, ids, positions, seqs, w, d) => n.decoderForward(logits, ids, positions, seqs, w.embed, w.finalNorm, w.head,
+      w.layers, w.caches, d.dModel, d.ffnSize, d.nHeads, d.nKvHeads, d.headDim, d.vocab, d.cap, d.eps, d.theta),
     lmHeadForward: (logp, lse, h, w, t, rows, d, v, allowed, dt) => n.lmHeadForward(logp, lse, h, w, t, rows, d, v, ...allowedArgs(allowed), bf(dt)),
     lmHeadBackward: (dh, dw, h, w, t, weights, lse, rows, d, v, allowed, dt) =>
       n.lmHeadBackward(dh, dw, h, w, t, weights, lse, rows, d, v, ...allowedArgs(allowed), bf(dt)),

@@ -9,6 +9,7 @@ import { rmsnormForward, rmsnormBackward } from "./ops/rmsnorm.ts";
 import { rope } from "./ops/rope.ts";
 import { swigluForward, swigluBackward } from "./ops/swiglu.ts";
 import { attentionForward, attentionBackward } from "./ops/attention.ts";
+import { attentionDecode, kvWrite } from "./ops/attention-decode.ts";
 import { lmHeadForward, lmHeadBackward, lmHeadTrain } from "./ops/lm-head.ts";
 import { adamw, sumSquares } from "./ops/adamw.ts";
 
@@ -22,6 +23,8 @@ export const referenceKernels: Kernels = {
   swigluBackward,
   attentionForward,
   attentionBackward,
+  kvWrite,
+  attentionDecode,
   lmHeadForward,
   lmHeadBackward,
   lmHeadTrain,

@@ -3,7 +3,9 @@
  * number of new tokens (a whole prompt, one sampled token, or the next observation of a growing
  * episode) and returns the logits after each row's last new token. Rows finish whenever the
  * caller stops listing them. The cache of each row holds at most `maxContext` positions; it
- * starts small and doubles as rows grow. Matmuls here always run in f32: a decode step is a
+ * starts small and doubles as rows grow; it is stored channel-major ([row, channel, position]),
+ * the layout of the engine's decode attention. With the native engine a whole append is one
+ * `decoderForward` call. Matmuls here always run in f32: a decode step is a
  * handful of rows, where bf16 conversion of the weights would cost more than it saves.
  * This is the `DecodeSession` that model/sample.ts drives.
  */
@@ -12,6 +14,7 @@ import { hasQkNorm, headDim, qDim } from "./config.ts";
 import { qkNormForward } from "./arch.ts";
 import { GLOBAL_NAMES } from "./params.ts";
 import { embed, headWeight, layerWeights, linear, type Transformer } from "./transformer.ts";
+import type { DecoderWeights } from "../engine/kernels.ts";
 
 /** A batch of per-row KV caches over one model. */
 export class KvCache {
@@ -20,8 +23,10 @@ export class KvCache {
   readonly batch: number;
   private readonly lengths: Int32Array;
   private capacity: number;
-  private keys: Float32Array[]; // per layer [batch * capacity, KV]
+  // Per layer [batch, KV, capacity]: channel-major, so decode attention reads positions contiguously.
+  private keys: Float32Array[];
   private values: Float32Array[];
+  private weightList: (Float32Array | null)[] | null = null;
 
   /**
    * @param batch rows in the batch
@@ -85,18 +90,28 @@ export class KvCache {
 
     const D = c.dModel, F = c.ffnSize, hd = headDim(c), Q = qDim(c), KV = c.nKvHeads * hd, cap = this.capacity;
     const ids = new Int32Array(n), positions = new Int32Array(n), seqs = new Int32Array(4 * rows.length);
-    const cacheRow = new Int32Array(n); // where each new token's k/v goes in the cache
     let base = 0;
     rows.forEach((r, i) => {
       const t = tokens[i]!, past = this.lengths[r]!;
       for (let j = 0; j < t.length; j++) {
         ids[base + j] = t[j]!;
         positions[base + j] = past + j;
-        cacheRow[base + j] = r * cap + past + j;
       }
-      seqs.set([base, t.length, r * cap, past], 4 * i);
+      seqs[4 * i] = base;
+      seqs[4 * i + 1] = t.length;
+      seqs[4 * i + 2] = r;
+      seqs[4 * i + 3] = past;
       base += t.length;
     });
+    const B = rows.length, logits = new Float32Array(B * c.vocabSize);
+    if (e.hasDecoder && !hasQkNorm(c)) {
+      // One native call for the whole step: no per-layer crossings or activation arrays.
+      e.decoderForward(logits, ids, positions, seqs, this.decoderWeights(), {
+        dModel: D, ffnSize: F, nHeads: c.nHeads, nKvHeads: c.nKvHeads, headDim: hd, vocab: c.vocabSize, cap, eps: c.rmsNormEps, theta: c.ropeTheta,
+      });
+      rows.forEach((r, i) => { this.lengths[r] = this.lengths[r]! + tokens[i]!.length; });
+      return logits;
+    }
 
     const x = new Float32Array(n * D), xn = new Float32Array(n * D), q = new Float32Array(n * Q), a = new Float32Array(n * Q);
     const k = new Float32Array(n * KV), v = new Float32Array(n * KV), inv = new Float32Array(n);
@@ -112,11 +127,8 @@ export class KvCache {
       if (qkn !== null) qkNormForward(e, c, w, q, k, qkn, n);
       e.rope(q, positions, n, c.nHeads, hd, c.ropeTheta);
       e.rope(k, positions, n, c.nKvHeads, hd, c.ropeTheta);
-      for (let j = 0; j < n; j++) {
-        kc.set(k.subarray(j * KV, (j + 1) * KV), cacheRow[j]! * KV);
-        vc.set(v.subarray(j * KV, (j + 1) * KV), cacheRow[j]! * KV);
-      }
-      e.attentionForward(a, null, q, kc, vc, seqs, c.nHeads, c.nKvHeads, hd);
+      e.kvWrite(kc, vc, k, v, seqs, KV, cap);
+      e.attentionDecode(a, q, kc, vc, seqs, c.nHeads, c.nKvHeads, hd, cap);
       e.matmul(x, a, w.o, n, D, Q, false, true, true, "f32");
       e.rmsnormForward(xn, inv, x, w.postNorm, n, D, c.rmsNormEps);
       e.matmul(gate, xn, w.gate, n, F, D, false, true, false, "f32");
@@ -127,15 +139,30 @@ export class KvCache {
     rows.forEach((r, i) => { this.lengths[r] = this.lengths[r]! + tokens[i]!.length; });
 
     // Final norm and head on each row's last new token only.
-    const B = rows.length, last = new Float32Array(B * D), lastN = new Float32Array(B * D), invF = new Float32Array(B);
+    const last = new Float32Array(B * D), lastN = new Float32Array(B * D), invF = new Float32Array(B);
     for (let i = 0; i < B; i++) {
       const rowEnd = seqs[4 * i]! + seqs[4 * i + 1]! - 1;
       last.set(x.subarray(rowEnd * D, (rowEnd + 1) * D), i * D);
     }
     e.rmsnormForward(lastN, invF, last, m.params.get(GLOBAL_NAMES.finalNorm), B, D, c.rmsNormEps);
-    const logits = new Float32Array(B * c.vocabSize);
     e.matmul(logits, lastN, headWeight(m.params), B, c.vocabSize, D, false, true, false, "f32");
     return logits;
+  }
+
+  /** The tensors `decoderForward` reads, in its order (the store's arrays: updated in place, never replaced). */
+  private decoderWeights(): DecoderWeights {
+    const p = this.model.params;
+    if (this.weightList === null) {
+      const layers: (Float32Array | null)[] = [];
+      for (let l = 0; l < this.model.config.nLayers; l++) {
+        const w = layerWeights(p, l);
+        layers.push(w.inputNorm, w.q, w.qBias, w.k, w.kBias, w.v, w.vBias, w.o, w.postNorm, w.gate, w.up, w.down);
+      }
+      this.weightList = layers;
+    }
+    const caches: Float32Array[] = [];
+    for (let l = 0; l < this.keys.length; l++) caches.push(this.keys[l]!, this.values[l]!);
+    return { embed: p.get(GLOBAL_NAMES.embed), finalNorm: p.get(GLOBAL_NAMES.finalNorm), head: headWeight(p), layers: this.weightList, caches };
   }
 
   private checkRow(row: number): void {
@@ -149,14 +176,18 @@ export class KvCache {
       keys.push(new Float32Array(this.batch * cap * KV));
       values.push(new Float32Array(this.batch * cap * KV));
     }
-    // Copy what is cached into the larger layout (row r moves from r*old to r*cap).
+    // Copy what is cached into the larger layout (channel ch of row r moves from (r*KV+ch)*old to (r*KV+ch)*cap).
     if (this.keys.length > 0) {
       const old = this.capacity;
       for (let l = 0; l < c.nLayers; l++) {
         for (let r = 0; r < this.batch; r++) {
-          const len = this.lengths[r]! * KV;
-          keys[l]!.set(this.keys[l]!.subarray(r * old * KV, r * old * KV + len), r * cap * KV);
-          values[l]!.set(this.values[l]!.subarray(r * old * KV, r * old * KV + len), r * cap * KV);
+          const len = this.lengths[r]!;
+          if (len === 0) continue;
+          for (let ch = 0; ch < KV; ch++) {
+            const from = (r * KV + ch) * old, to = (r * KV + ch) * cap;
+            keys[l]!.set(this.keys[l]!.subarray(from, from + len), to);
+            values[l]!.set(this.values[l]!.subarray(from, from + len), to);
+          }
         }
       }
     }

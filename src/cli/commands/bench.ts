@@ -5,7 +5,7 @@
 import { UsageError } from "../../core/errors.ts";
 import type { Command } from "../main.ts";
 
-const BENCHES = ["engine", "envs", "rollout", "remote"] as const;
+const BENCHES = ["engine", "envs", "rollout", "update", "remote"] as const;
 
 export const command: Command = {
   summary: "benchmarks",
