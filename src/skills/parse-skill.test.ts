@@ -88,3 +88,33 @@ test("parseSkill never throws on seeded random text", () => {
     assert.equal(typeof r.ok, "boolean");
   }
 });
+
+test("adversarial answers (issue 11: 16 KB took 8 s) are read in one pass, with the old results", () => {
+  // Each shape made the slice-per-brace reader quadratic; at 64 KB that would be minutes.
+  const n = 64 * 1024;
+  const expected: [string, string, string][] = [
+    ["open braces", "{".repeat(n), "no-json"],
+    ["balanced braces", "{".repeat(n / 2) + "}".repeat(n / 2), "no-skill-key"],
+    ["nested keys, unclosed", '{"a":'.repeat(n / 5), "no-json"],
+    ["nested keys, broken inside", '{"a":'.repeat(n / 6) + "x" + "}".repeat(n / 6), "no-json"],
+    ["lenient nesting", "{a:".repeat(n / 3), "no-json"],
+    ["unclosed fences", "```\n{".repeat(n / 5), "no-json"],
+    ["quotes after braces", '{"'.repeat(n / 2), "no-json"],
+  ];
+  for (const [name, text, kind] of expected) {
+    const r = parseSkill(text);
+    assert.ok(!r.ok, name);
+    assert.equal(r.error.kind, kind, name);
+  }
+  // A real skill after the junk is still found, at the brace where it starts.
+  assert.equal(skillOf('{"a":'.repeat(n / 5) + `{"skill": "${SKILL}"}`).skill, SKILL);
+  assert.equal(skillOf("{".repeat(n) + `{'skill': '${SKILL}'}`).route, "lenient");
+});
+
+test("a brace inside a string still starts an object when the enclosing one is malformed", () => {
+  assert.equal(skillOf(`{"{"skill": "${SKILL}"}`).skill, SKILL);
+  assert.equal(skillOf(`"{"{"skill": "${SKILL}"}}`).skill, SKILL);
+  assert.deepEqual(lenientParse('{"__proto__": {"x": 1}}'), JSON.parse('{"__proto__": {"x": 1}}'));
+  assert.equal(Object.getPrototypeOf(lenientParse('{"__proto__": {"x": 1}}')), Object.prototype);
+  assert.equal(lenientParse("[".repeat(5000)), undefined); // too deep: rejected, not a stack overflow
+});

@@ -32,3 +32,12 @@ test("query prints the ranked passages of each query", () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("issue 11: seed retrieve serve --help and query --help print the usage and exit 0", () => {
+  for (const sub of ["serve", "query"]) {
+    const r = seed(sub, "--help");
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /seed retrieve serve .*--corpus/);
+    assert.match(r.stdout, /--max-queries/);
+  }
+});

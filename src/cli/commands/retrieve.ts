@@ -1,6 +1,6 @@
 /**
  * `seed retrieve`: the Search-QA retriever from the command line.
- *   seed retrieve serve --corpus <jsonl> [--port 8000] [--host 127.0.0.1] [--json]
+ *   seed retrieve serve --corpus <jsonl> [--port 8000] [--host 127.0.0.1] [--api-key <key>] [--max-queries 1024] [--json]
  *   seed retrieve query (--corpus <jsonl> | --url <endpoint>) [--topk 3] <query ...>
  * `serve` exposes BM25 over a Search-R1 corpus (or, with `--synthetic <seed>`, the generated
  * knowledge base) with the Search-R1 `/retrieve` API, prints one ready line with the URL, and
@@ -9,6 +9,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
+import { apiKeyFrom, exposureWarning } from "../../core/http.ts";
 import {
   Bm25Retriever, createRetrievalServer, generateKnowledgeBase, loadCorpus, RemoteRetriever, type Passage,
 } from "../../envs/search/index.ts";
@@ -16,8 +17,14 @@ import { numberOption, parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 
 const USAGE = `usage:
-  seed retrieve serve (--corpus <jsonl> | --synthetic <seed>) [--port 8000] [--host 127.0.0.1] [--json]
-  seed retrieve query (--corpus <jsonl> | --synthetic <seed> | --url <endpoint>) [--topk 3] <query> [...]`;
+  seed retrieve serve (--corpus <jsonl> | --synthetic <seed>) [--port 8000] [--host 127.0.0.1]
+                      [--api-key <key>] [--max-queries 1024] [--max-body-mb 1] [--json]
+  seed retrieve query (--corpus <jsonl> | --synthetic <seed> | --url <endpoint>) [--topk 3] [--api-key <key>] <query> [...]
+
+serve answers POST /retrieve (Search-R1's API) and GET /health. A request may hold at most
+--max-queries queries, topk <= 100 and 20,000 hits in all, and a body of --max-body-mb MiB
+(400 or 413 with a JSON message otherwise). --api-key (or SEED_API_KEY) makes every request
+need "Authorization: Bearer <key>"; binding beyond 127.0.0.1 without one prints a warning.`;
 
 function corpusFrom(values: { corpus?: string | undefined; synthetic?: string | undefined }): Passage[] {
   if (values.corpus !== undefined && values.synthetic !== undefined) throw new UsageError("give --corpus or --synthetic, not both");
@@ -29,12 +36,26 @@ function corpusFrom(values: { corpus?: string | undefined; synthetic?: string | 
 async function serve(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions(argv, {
     corpus: { type: "string" }, synthetic: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" },
+    "api-key": { type: "string" }, "max-queries": { type: "string" }, "max-body-mb": { type: "string" }, help: { type: "boolean", short: "h" },
   }, false);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const passages = corpusFrom(values);
   const port = numberOption(values.port, "port", 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${port}`);
   const host = values.host ?? "127.0.0.1";
-  const server = createRetrievalServer(new Bm25Retriever(passages), { passages: passages.length });
+  const maxQueries = numberOption(values["max-queries"], "max-queries", 1024);
+  if (!Number.isInteger(maxQueries) || maxQueries < 1) throw new UsageError(`--max-queries must be a positive integer, got ${maxQueries}`);
+  const bodyMb = numberOption(values["max-body-mb"], "max-body-mb", 1);
+  if (!(bodyMb > 0 && bodyMb <= 1024)) throw new UsageError(`--max-body-mb must be in (0, 1024], got ${bodyMb}`);
+  const apiKey = apiKeyFrom(values["api-key"], "SEED_API_KEY");
+  const server = createRetrievalServer(new Bm25Retriever(passages), {
+    passages: passages.length, maxQueries, limits: { maxBodyBytes: Math.ceil(bodyMb * 1024 * 1024) }, ...(apiKey !== undefined ? { apiKey } : {}),
+  });
+  const warning = exposureWarning(host, apiKey !== undefined);
+  if (warning !== null) process.stderr.write(`${warning}\n`);
   server.listen(port, host);
   await Promise.race([once(server, "listening"), once(server, "error").then(([e]) => {
     throw new UsageError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
@@ -52,12 +73,18 @@ async function serve(argv: readonly string[]): Promise<number> {
 async function query(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     corpus: { type: "string" }, synthetic: { type: "string" }, url: { type: "string" }, topk: { type: "string" },
+    "api-key": { type: "string" }, help: { type: "boolean", short: "h" },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   if (positionals.length === 0) throw new UsageError(`give at least one query\n${USAGE}`);
   const topk = numberOption(values.topk, "topk", 3);
   if (!Number.isInteger(topk) || topk < 1) throw new UsageError(`--topk must be a positive integer, got ${topk}`);
+  const apiKey = apiKeyFrom(values["api-key"], "SEED_API_KEY");
   const results = values.url !== undefined
-    ? await new RemoteRetriever(values.url).retrieveAsync(positionals, topk)
+    ? await new RemoteRetriever(values.url, { ...(apiKey !== undefined ? { apiKey } : {}) }).retrieveAsync(positionals, topk)
     : new Bm25Retriever(corpusFrom(values)).retrieve(positionals, topk);
   positionals.forEach((q, i) => printJson({ query: q, result: results[i] }));
   return 0;

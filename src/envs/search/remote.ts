@@ -27,6 +27,13 @@ export type RemoteRetrieverOptions = {
   readonly api?: "search-r1" | "verl-agent";
   /** Per-request timeout. @default 30000 */
   readonly timeoutMs?: number;
+  /** Sent as `Authorization: Bearer <apiKey>` (`seed retrieve serve --api-key`). */
+  readonly apiKey?: string;
+  /**
+   * Most queries per POST; a larger batch is split, and each POST also keeps queries × topk
+   * within `seed retrieve serve`'s 20,000 hits. @default 256
+   */
+  readonly maxQueriesPerRequest?: number;
 };
 
 type Pending = { query: string; topk: number; resolve: () => void; reject: (e: unknown) => void };
@@ -41,6 +48,8 @@ export class RemoteRetriever implements PrefetchingRetriever {
   readonly url: string;
   readonly api: "search-r1" | "verl-agent";
   readonly timeoutMs: number;
+  private readonly apiKey: string | undefined;
+  private readonly maxQueries: number;
   private readonly cache = new Map<string, { hits: RetrievalHit[]; uses: number }>();
   private queue: Pending[] = [];
   private flushScheduled = false;
@@ -54,6 +63,8 @@ export class RemoteRetriever implements PrefetchingRetriever {
     this.url = url;
     this.api = options.api ?? "search-r1";
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.apiKey = options.apiKey;
+    this.maxQueries = options.maxQueriesPerRequest ?? 256;
   }
 
   /** Retrieve over HTTP now (no cache). Throws `RemoteError` on any transport or format problem. */
@@ -63,9 +74,16 @@ export class RemoteRetriever implements PrefetchingRetriever {
       const lists = await Promise.all(queries.map((query) => this.post({ query, topk, return_scores: true })));
       return lists.map((l) => l[0] ?? []);
     }
-    const lists = await this.post({ queries: [...queries], topk, return_scores: true });
-    if (lists.length !== queries.length) throw new RemoteError(`${this.url}: ${lists.length} result lists for ${queries.length} queries`);
-    return lists;
+    const per = Math.max(1, Math.min(this.maxQueries, Math.floor(20_000 / topk)));
+    const parts: Promise<RetrievalHit[][]>[] = [];
+    for (let at = 0; at < queries.length; at += per) {
+      const part = queries.slice(at, at + per);
+      parts.push(this.post({ queries: part, topk, return_scores: true }).then((lists) => {
+        if (lists.length !== part.length) throw new RemoteError(`${this.url}: ${lists.length} result lists for ${part.length} queries`);
+        return lists;
+      }));
+    }
+    return (await Promise.all(parts)).flat();
   }
 
   prefetch(queries: readonly string[], topk: number): Promise<void> {
@@ -118,7 +136,7 @@ export class RemoteRetriever implements PrefetchingRetriever {
     try {
       response = await fetch(this.url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...(this.apiKey !== undefined ? { authorization: `Bearer ${this.apiKey}` } : {}) },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

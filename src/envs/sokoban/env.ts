@@ -2,7 +2,9 @@
  * The Sokoban environment (gym-sokoban dynamics and rewards, verl-agent text mode):
  * 6x6 rooms with one box by default, actions `up`/`down`/`left`/`right` (push actions: walk,
  * or push a box into a free cell), `still` and any unknown string are action 0: grid unchanged,
- * −0.1, and not counted toward the 15-step limit. Rewards: −0.1 per step, +1 when a box lands on
+ * −0.1. Every step counts toward the 15-step limit, `still` and invalid ones included: gym-sokoban
+ * does not count action 0, but the benchmark's rollout loop (verl-agent's multi-turn loop) ends every
+ * episode after 15 turns whatever they were, so `done` always comes by then. Rewards: −0.1 per step, +1 when a box lands on
  * a target, −1 when one leaves, +10 when all are on targets. The observation is the text grid.
  */
 import { DataError, EnvStateError } from "../../core/errors.ts";
@@ -27,7 +29,7 @@ export type SokobanPayload = { readonly seed: number } | { readonly level: Sokob
 
 /** Options of `SokobanEnv`. */
 export type SokobanOptions = SokobanGenOptions & {
-  /** Counted steps before truncation. @default 15 (verl-agent) */
+  /** Steps (every `step` call, `still` and invalid ones too) before truncation. @default 15 (verl-agent) */
   readonly maxSteps?: number;
 };
 
@@ -115,8 +117,8 @@ export class SokobanEnv implements Env {
     if (this.done) throw new EnvStateError("sokoban: step after the episode ended; call reset");
     const index = (SOKOBAN_ACTION_NAMES as readonly string[]).indexOf(action.trim().toLowerCase());
     let reward = -0.1, moved = false;
+    this.steps++;
     if (index > 0) {
-      this.steps++;
       moved = this.push(index);
       const onTarget = this.countBoxesOnTarget();
       if (onTarget > this.boxesOnTarget) reward += 1;

@@ -74,8 +74,8 @@ test("rewards: −0.1 per step, +1 on target, −1 off, +10 when solved (10.9 on
   assert.ok(Math.abs(env.step("right").reward - 0.9) < 1e-12); // onto the second target
 });
 
-test("walls and blocked boxes stop the player; still and unknown actions are free no-ops", () => {
-  const env = new SokobanEnv({ maxSteps: 3 });
+test("walls and blocked boxes stop the player; still and unknown actions leave the grid and count as steps", () => {
+  const env = new SokobanEnv({ maxSteps: 6 });
   const start = env.reset(gridTask(["######", "#PX#O#", "#___##", "######"]), 0);
   const blocked = env.step("right"); // box against a wall: nothing moves, step counted
   assert.equal(blocked.observation.text, start.text);
@@ -84,11 +84,22 @@ test("walls and blocked boxes stop the player; still and unknown actions are fre
     const r = env.step(a);
     assert.equal(r.observation.text, start.text);
     assert.ok(Math.abs(r.reward - -0.1) < 1e-12);
-    assert.equal(r.done, false, `${a} is not counted`);
+    assert.equal(r.done, false);
     assert.equal(r.actionRecognized, a.toLowerCase() === "still");
   }
-  assert.equal(env.step("up").done, false);
-  assert.equal(env.step("left").done, true, "third counted step truncates");
+  assert.equal(env.step("up").done, true, "the sixth step truncates, four of them no-ops");
+});
+
+test("issue 11: an agent that only says still or garbage gets done at the benchmark's 15 steps", () => {
+  for (const action of ["still", "<action>dance</action>", ""]) {
+    const env = new SokobanEnv();
+    assert.equal(env.maxSteps, 15);
+    env.reset(sokobanTasks("validation", 1)[0]!, 0);
+    const dones: boolean[] = [];
+    for (let t = 0; t < 15; t++) dones.push(env.step(action).done);
+    assert.deepEqual(dones, [...Array(14).fill(false), true], action);
+    assert.throws(() => env.step(action), /after the episode ended/);
+  }
 });
 
 test("the rewards along a BFS solution sum to −0.1·len + 11", () => {
