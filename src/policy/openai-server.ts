@@ -81,7 +81,18 @@ class Batcher<Q, R> {
         const results = await this.run(batch.map((b) => b.item));
         batch.forEach((b, i) => b.resolve(results[i]!));
       } catch (e) {
-        batch.forEach((b) => b.reject(e));
+        // Requests are validated before they get here, so this is a last line of defence: run
+        // each alone, so whatever one request provoked fails that request and no other.
+        if (batch.length === 1) batch[0]!.reject(e);
+        else {
+          for (const b of batch) {
+            try {
+              b.resolve((await this.run([b.item]))[0]!);
+            } catch (alone) {
+              b.reject(alone);
+            }
+          }
+        }
       }
     }
     this.running = false;
@@ -95,10 +106,12 @@ function int(body: Json, key: string, fallback: number, min: number): number {
   return v;
 }
 
-function num(body: Json, key: string, fallback: number, min: number, max: number): number {
+/** A number in [min, max], or (min, max] when `openMin`. */
+function num(body: Json, key: string, fallback: number, min: number, max: number, openMin = false): number {
   const v = body[key];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== "number" || !(v >= min && v <= max)) throw new HttpError(400, `'${key}' must be a number in [${min}, ${max}]`);
+  const ok = typeof v === "number" && (openMin ? v > min : v >= min) && v <= max;
+  if (!ok) throw new HttpError(400, `'${key}' must be a number in ${openMin ? "(" : "["}${min}, ${max}]`);
   return v;
 }
 
@@ -114,8 +127,12 @@ function stopStrings(body: Json): string[] {
   if (v === undefined || v === null) return [];
   const list = typeof v === "string" ? [v] : v;
   if (!Array.isArray(list) || !list.every((s) => typeof s === "string" && s.length > 0)) throw new HttpError(400, "'stop' must be a string or a list of non-empty strings");
+  if (list.length > MAX_STOP) throw new HttpError(400, `'stop' may hold at most ${MAX_STOP} strings`);
   return list as string[];
 }
+
+/** Most stop strings per request (OpenAI allows 4; vLLM more). Each is searched for in every sample. */
+const MAX_STOP = 64;
 
 /** Shared sampling parameters of both endpoints. */
 type Generation = {
@@ -144,9 +161,16 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
   const sampler = new Batcher<SampleRequest, Sample>((rs) => policy.sample(rs), maxBatch);
   const scorer = new Batcher<ScoreRequest, Float32Array>((rs) => policy.score(rs), maxBatch);
 
-  const generation = (body: Json, promptLength: number, defaultMax: number, maxKey = "max_tokens"): Generation => {
-    const alt = body["max_completion_tokens"];
-    const maxTokens = int(body, maxKey, typeof alt === "number" ? alt : defaultMax, 0);
+  /**
+   * Every sampling field of one request, validated in full here, before it joins a batch: a
+   * value the sampler would refuse (top_p 0, a fractional max_completion_tokens) must fail its
+   * own request with 400, never the batched call of its neighbours.
+   */
+  const generation = (body: Json, promptLength: number, defaultMax: number): Generation => {
+    const maxTokens = int(body, "max_tokens", int(body, "max_completion_tokens", defaultMax, 0), 0);
+    if (body["max_tokens"] !== undefined && body["max_tokens"] !== null && body["max_completion_tokens"] !== undefined && body["max_completion_tokens"] !== null && body["max_tokens"] !== body["max_completion_tokens"]) {
+      throw new HttpError(400, "'max_tokens' and 'max_completion_tokens' disagree; give one");
+    }
     if (promptLength + maxTokens > policy.maxContext) {
       throw new HttpError(400, `This model's maximum context length is ${policy.maxContext} tokens; the request needs ${promptLength} prompt + ${maxTokens} completion tokens`);
     }
@@ -160,9 +184,9 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
     return {
       maxTokens,
       temperature: num(body, "temperature", 1, 0, 100),
-      topP: num(body, "top_p", 1, 0, 1),
+      topP: num(body, "top_p", 1, 0, 1, true),
       topK: topK < 0 ? 0 : topK,
-      seed: int(body, "seed", deriveSeed(options.seed ?? 0, "request", arrivals++), -(2 ** 53)),
+      seed: int(body, "seed", deriveSeed(options.seed ?? 0, "request", arrivals++), Number.MIN_SAFE_INTEGER),
       stop: stopStrings(body),
       stopTokens: [...new Set([...chat.stopTokens, ...((stopIds as number[] | undefined) ?? [])])],
       includeStop: bool(body, "include_stop_str_in_output"),
@@ -183,7 +207,10 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
     let lps = [...s.logprobs];
     let text = chat.responseText(ids);
     if (!g.includeStop && g.stop.length > 0) {
-      const at = Math.min(...g.stop.map((x) => text.indexOf(x)).filter((i) => i !== -1));
+      const at = g.stop.reduce((first, x) => {
+        const i = text.indexOf(x);
+        return i !== -1 && i < first ? i : first;
+      }, Infinity);
       if (Number.isFinite(at)) {
         text = text.slice(0, at);
         while (ids.length > 0 && tok.decode(ids).length > at) {
