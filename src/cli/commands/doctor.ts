@@ -30,6 +30,10 @@ export function doctorReport(): Record<string, string | number | boolean | null>
     addon: nativeAddonPath(),
     node: process.version,
     fallback_reason: engine.info.fallbackReason,
+    // Which dtype the matmuls of scoring and training use; the checkpoint's dtype decides, and the
+    // embedded/demo models are f32 (bf16 measured no faster for their whole update: docs/PERFORMANCE.md).
+    compute_dtype: `f32 checkpoints (embedded/demo): f32; bf16 checkpoints: ${engine.info.bf16Fast ? "bf16" : "f32 (no fast bf16 kernel)"}; decoding: f32`,
+    decode: engine.hasDecoder ? "fused (one native call per step)" : "per-kernel",
   };
 }
 
@@ -53,6 +57,8 @@ export const command: Command = {
     console.log(`cpu        ${r["cpu"]}, ${r["cores"]} cores; avx2 ${r["avx2"]}, avx512 ${r["avx512"]}, avx512_bf16 ${r["avx512_bf16"]}, amx ${r["amx"]}`);
     console.log(`threads    ${r["threads"]} (large GEMMs; small ops use 1)  fp32 peak ${r["fp32_peak_gflops"]} GFLOP/s`);
     console.log(`bf16       ${r["bf16_fast"] ? "fast kernels: bf16 configs compute in bf16" : "no fast kernel: bf16 configs compute in f32"}`);
+    console.log(`dtype      ${r["compute_dtype"]}`);
+    console.log(`decode     ${r["decode"]}`);
     return 0;
   },
 };
