@@ -35,6 +35,7 @@ import { Transformer } from "../src/model/transformer.ts";
 import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { StageTimer } from "../src/train/timer.ts";
+import { demoOverrides } from "./demo-schedule.ts";
 import { peerPython, runPeer } from "./peer.ts";
 
 type MethodResult = {
@@ -117,7 +118,7 @@ StageTimer.prototype.time = async function <T>(this: StageTimer, name: string, f
 
 /** Runs `updates` updates of a preset from the cached base; per-update seconds, stages and flops. */
 async function measureMethod(preset: string, updates: number, warmup: number, cacheDir: string | undefined, gflops: number, init: string | null): Promise<MethodResult> {
-  const config = resolveConfig({ preset, overrides: [`run.updates=${updates}`, "run.samplesEvery=0", ...(init === null ? [] : [`policy.init=${init}`])] });
+  const config = resolveConfig({ preset, overrides: [...demoOverrides(), `run.updates=${updates}`, "run.samplesEvery=0", ...(init === null ? [] : [`policy.init=${init}`])] });
   await ensureBase(config, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
   const runDir = mkdtempSync(join(tmpdir(), `seed-bench-${preset}-`));
   const engine = getEngine();
@@ -168,7 +169,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const out: Record<string, unknown> = {
     engine: engine.kind, onednn: engine.info.onednn, threads: engine.info.threads, cpu: cpu.model,
     cpu_flags: { avx2: cpu.avx2, avx512: cpu.avx512, avx512_bf16: cpu.avx512bf16, amx: cpu.amx },
-    bf16_fast: engine.info.bf16Fast, load_average_start: loadavg().map(r3), updates, warmup,
+    bf16_fast: engine.info.bf16Fast, load_average_start: loadavg().map(r3), updates, warmup, schedule: demoOverrides(),
   };
   log(`engine ${engine.kind} (oneDNN ${engine.info.onednn}), ${engine.info.threads} threads, ${cpu.model}; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 
@@ -186,7 +187,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   // matmuls in bf16 where the CPU has fast bf16; decoding stays f32).
   let init: string | null = null;
   if (dtype === "bf16") {
-    const base = await ensureBase(resolveConfig({ preset: "seed" }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+    const base = await ensureBase(resolveConfig({ preset: "seed", overrides: demoOverrides() }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
     init = mkdtempSync(join(tmpdir(), "seed-bench-bf16-"));
     cpSync(base, init, { recursive: true });
     const cfgPath = join(init, "config.json");
@@ -213,7 +214,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   });
 
   // Decoding: the base model itself (the demo config's architecture and weights).
-  const base = await ensureBase(resolveConfig({ preset: "seed" }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+  const base = await ensureBase(resolveConfig({ preset: "seed", overrides: demoOverrides() }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
   const ckpt = loadCheckpoint(base);
   const model = new Transformer(ckpt.config, ckpt.params);
   out["decode_tok_s"] = Math.round(decodeTokS(model, batch, promptLen, newTokens, 3));

@@ -24,12 +24,15 @@ export type ServedPolicyOptions = {
   readonly tokenIds?: "server" | "retokenize";
   /** A Hugging Face `tokenizer.json` to tokenize with instead of the server's. */
   readonly tokenizerFile?: string;
+  /** Sent as `Authorization: Bearer <apiKey>` (`seed serve --api-key`, vLLM `--api-key`). */
+  readonly apiKey?: string;
 };
 
 /** A model served by an OpenAI-compatible server (vLLM, SGLang, `seed serve`). */
 export async function connectServedPolicy(options: ServedPolicyOptions): Promise<Policy> {
   return RemotePolicy.connect({
     baseUrl: options.baseUrl, model: options.model, tokenIds: options.tokenIds ?? "server",
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.tokenizerFile !== undefined ? { tokenizer: loadTokenizer(resolve(options.tokenizerFile)) } : {}),
   });
 }

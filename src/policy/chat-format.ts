@@ -98,9 +98,17 @@ export class ChatFormat {
    */
   conversation(messages: readonly ChatMessage[], options: ChatOptions = {}): number[] {
     const all = this.system !== undefined && messages[0]?.role !== "system" ? [{ role: "system" as const, content: this.system }, ...messages] : messages;
+    // Appended element by element: `push(...ids)` passes every id as an argument, and a message of
+    // a few MB (a client's, through `seed serve`) overflows the call stack.
     const ids: number[] = [];
-    for (const m of all) ids.push(...this.message(m), ...this.text("\n"));
-    if (options.addGenerationPrompt ?? true) ids.push(...this.header());
+    const append = (xs: readonly number[]) => {
+      for (let i = 0; i < xs.length; i++) ids.push(xs[i]!);
+    };
+    for (const m of all) {
+      append(this.message(m));
+      append(this.text("\n"));
+    }
+    if (options.addGenerationPrompt ?? true) append(this.header());
     return ids;
   }
 

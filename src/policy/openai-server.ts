@@ -11,8 +11,13 @@
  * `top_logprobs` holds only the chosen token). Sampled log-probs are of the distribution actually
  * sampled (temperature, top-k/top-p applied); prompt log-probs (`echo`) are untempered.
  * A request without `seed` gets one derived from the server seed and its arrival number.
+ *
+ * The HTTP limits of `core/http.ts` apply: a body over `limits.maxBodyBytes` (default 8 MiB) gets
+ * a readable 413, slow headers or bodies 408, connections beyond the cap are closed, and with
+ * `apiKey` every route but `/health` needs `Authorization: Bearer <key>` (401 otherwise).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { HttpError as LimitError, checkApiKey, createLimitedServer, readJsonBody, resolveHttpLimits, type HttpLimits } from "../core/http.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { SeedError } from "../core/errors.ts";
 import type { Policy, Sample, SampleRequest, ScoreRequest } from "../policy/policy.ts";
@@ -37,6 +42,10 @@ export type OpenAiServerOptions = {
    * settings the checkpoint was trained with, so a client can act as it was trained).
    */
   readonly documents?: Readonly<Record<string, unknown>>;
+  /** Body size, timeouts and connection cap. @default DEFAULT_HTTP_LIMITS of core/http.ts */
+  readonly limits?: Partial<HttpLimits>;
+  /** When set, requests (but `GET /health`) must carry `Authorization: Bearer <apiKey>`. */
+  readonly apiKey?: string;
 };
 
 /** An error answered as HTTP `status` with an OpenAI-style error body. */
@@ -156,6 +165,21 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
   const tok = policy.tokenizer;
   const chat = options.chat ?? new ChatFormat(tok);
   const maxBatch = options.maxBatch ?? 64;
+  const limits = resolveHttpLimits(options.limits);
+  let maxTokenBytes = 0;
+  /**
+   * Refuses, before tokenizing, a text that cannot fit the context: every token stands for at most
+   * `maxTokenBytes` UTF-8 bytes (a lossy decode only over-counts), so a text of more than
+   * `maxContext * maxTokenBytes` bytes needs more than `maxContext` tokens. This keeps a client's
+   * megabytes out of the tokenizer, whose work grows with the text.
+   */
+  const checkTextFits = (texts: readonly string[], what: string) => {
+    if (maxTokenBytes === 0) for (let id = 0; id < tok.vocabSize; id++) maxTokenBytes = Math.max(maxTokenBytes, Buffer.byteLength(tok.decode([id])));
+    const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+    if (bytes > policy.maxContext * Math.max(1, maxTokenBytes)) {
+      throw new HttpError(400, `This model's maximum context length is ${policy.maxContext} tokens; the ${what} holds ${bytes} bytes of text, more than that many tokens can hold`);
+    }
+  };
   const created = Math.floor(Date.now() / 1000);
   let arrivals = 0;
   const sampler = new Batcher<SampleRequest, Sample>((rs) => policy.sample(rs), maxBatch);
@@ -228,6 +252,9 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
     const raw = body["prompt"];
     let prompts: number[][];
     const isIds = (x: unknown) => Array.isArray(x) && x.every((t) => Number.isInteger(t) && t >= 0 && t < tok.vocabSize);
+    if (typeof raw === "string" || (Array.isArray(raw) && raw.every((p) => typeof p === "string"))) {
+      for (const p of typeof raw === "string" ? [raw] : (raw as string[])) checkTextFits([p], "prompt");
+    }
     if (typeof raw === "string") prompts = [tok.encode(raw, { allowSpecial: true })];
     else if (isIds(raw)) prompts = [raw as number[]];
     else if (Array.isArray(raw) && raw.length > 0 && raw.every((p) => typeof p === "string")) prompts = (raw as string[]).map((p) => tok.encode(p, { allowSpecial: true }));
@@ -299,6 +326,7 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
       else throw new HttpError(400, `messages[${i}].content must be a string or a list of text parts`);
       return { role, content };
     });
+    checkTextFits(messages.map((m) => m.content), "conversation");
     const prompt = chat.conversation(messages);
     const g = generation(body, prompt.length, Math.max(0, Math.min(512, policy.maxContext - prompt.length)));
     if (g.maxTokens === 0) throw new HttpError(400, "'max_tokens' must be at least 1 for chat completions");
@@ -332,7 +360,7 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
       return { status: 200, body: null, raw: options.tokenizerJson };
     }
     if (req.method === "POST" && (path === "/v1/completions" || path === "/v1/chat/completions")) {
-      const body = await readJson(req);
+      const body = await readJsonBody(req, limits.maxBodyBytes);
       if (body["model"] !== undefined && body["model"] !== options.modelName) {
         throw new HttpError(404, `The model '${String(body["model"])}' does not exist (this server serves '${options.modelName}')`, "NotFoundError");
       }
@@ -341,39 +369,38 @@ export function createOpenAiServer(policy: Policy, options: OpenAiServerOptions)
     throw new HttpError(404, `no route for ${req.method} ${path}`, "NotFoundError");
   };
 
-  return createServer((req, res) => {
+  const fail = (res: ServerResponse, e: unknown) => {
+    const http = asApiError(e);
+    send(res, http.status, JSON.stringify({ error: { message: http.message, type: http.type, code: http.status } }));
+  };
+  return createLimitedServer(limits, (req, res) => {
     const t0 = performance.now();
-    route(req)
-      .then((r) => send(res, r.status, r.raw ?? JSON.stringify(r.body)))
-      .catch((e: unknown) => {
-        const http = e instanceof HttpError ? e : e instanceof SeedError ? new HttpError(400, e.message) : new HttpError(500, `internal error: ${(e as Error).message}`, "InternalServerError");
-        send(res, http.status, JSON.stringify({ error: { message: http.message, type: http.type, code: http.status } }));
+    return Promise.resolve()
+      .then(() => {
+        if (!checkApiKey(req, options.apiKey, "bearer") && (req.url ?? "/").split("?")[0]!.replace(/\/+$/, "") !== "/health") {
+          throw new HttpError(401, "missing or wrong API key (send Authorization: Bearer <key>)", "AuthenticationError");
+        }
+        return route(req);
       })
+      .then((r) => send(res, r.status, r.raw ?? JSON.stringify(r.body)))
+      .catch((e: unknown) => fail(res, e))
       .finally(() => options.log?.(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - t0).toFixed(0)}ms`));
-  });
+  }, fail);
 }
 
-const MAX_BODY = 64 * 1024 * 1024;
-
-async function readJson(req: IncomingMessage): Promise<Json> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, "request body too large");
-    chunks.push(chunk as Buffer);
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw new HttpError(400, "the request body is not valid JSON");
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new HttpError(400, "the request body must be a JSON object");
-  return v as Json;
+/** Any error as the HTTP error a client gets: ours as they are, a user-facing one as 400, the rest 500. */
+function asApiError(e: unknown): HttpError {
+  if (e instanceof HttpError) return e;
+  if (e instanceof LimitError) return new HttpError(e.status, e.message, e.status === 413 ? "RequestTooLargeError" : e.status === 408 ? "RequestTimeoutError" : "BadRequestError");
+  if (e instanceof SeedError) return new HttpError(400, e.message);
+  // A deep recursion somewhere below (a regular expression, a spread) on one huge request must not
+  // read as a server fault: it is that request's size, and the message says so.
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return new HttpError(413, "the request is too large to process (a prompt or message this long exceeds what the server handles)", "RequestTooLargeError");
+  return new HttpError(500, `internal error: ${(e as Error)?.message ?? String(e)}`, "InternalServerError");
 }
 
 function send(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
 }

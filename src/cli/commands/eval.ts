@@ -20,6 +20,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { defaultConfig, mergeConfig, type SeedConfig } from "../../config/config.ts";
 import { benchmarkJson, defaultEvalSplit, evalSuite, evaluateBenchmark, type Decoding } from "../../eval/benchmark.ts";
+import { apiKeyFrom } from "../../core/http.ts";
 import { connectServedPolicy, openPolicyDir, servedAgentSettings } from "../../eval/policies.ts";
 import { checkpointAgentSettings } from "../../eval/agent-settings.ts";
 import { CHOICES } from "../../config/check.ts";
@@ -53,6 +54,7 @@ const USAGE = `usage: seed eval (--checkpoint <dir> | --policy openai:<base-url>
   --action-mask            restrict actions to the admissible list (embedded policies only)
   --tokenizer <file>       the served model's tokenizer.json (not needed with 'seed serve')
   --token-ids <how>        server (default; exact ids) or retokenize
+  --api-key <key>          sent as "Authorization: Bearer <key>" to the served model (default: SEED_API_KEY)
   --retriever-url <url>    Search-QA: a Search-R1 /retrieve endpoint instead of in-process BM25
   --samples <file.jsonl>   also write the trajectories
   --record                 write the result into the run directory (eval/<split>.json)
@@ -79,7 +81,11 @@ function servedPolicy(values: Record<string, string | boolean | undefined>): Ret
   const tokenIds = (values["token-ids"] as string | undefined) ?? "server";
   if (tokenIds !== "server" && tokenIds !== "retokenize") throw new UsageError(`--token-ids is server or retokenize, got '${tokenIds}'`);
   const tokenizerFile = values["tokenizer"] as string | undefined;
-  return connectServedPolicy({ baseUrl: spec.slice("openai:".length), model, tokenIds, ...(tokenizerFile !== undefined ? { tokenizerFile } : {}) });
+  const apiKey = apiKeyFrom(values["api-key"] as string | undefined, "SEED_API_KEY");
+  return connectServedPolicy({
+    baseUrl: spec.slice("openai:".length), model, tokenIds,
+    ...(tokenizerFile !== undefined ? { tokenizerFile } : {}), ...(apiKey !== undefined ? { apiKey } : {}),
+  });
 }
 
 /** The `eval` command. */
@@ -87,7 +93,7 @@ export const command: Command = {
   summary: "evaluate a checkpoint or a served model on a benchmark",
   async run(argv) {
     const { values } = parseOptions(argv, {
-      policy: { type: "string" }, model: { type: "string" }, checkpoint: { type: "string" }, env: { type: "string" }, split: { type: "string" },
+      policy: { type: "string" }, model: { type: "string" }, "api-key": { type: "string" }, checkpoint: { type: "string" }, env: { type: "string" }, split: { type: "string" },
       episodes: { type: "string" }, history: { type: "string" }, temperature: { type: "string" }, greedy: { type: "boolean" },
       "max-action-tokens": { type: "string" }, "max-steps": { type: "string" }, "action-mask": { type: "boolean" }, seed: { type: "string" }, data: { type: "string" },
       "retriever-url": { type: "string" }, tokenizer: { type: "string" }, "token-ids": { type: "string" }, samples: { type: "string" },

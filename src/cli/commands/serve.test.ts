@@ -17,8 +17,8 @@ import { readTrajectories } from "../../agent/jsonl.ts";
 const root = resolve(import.meta.dirname, "../../..");
 const seedBin = join(root, "bin/seed.js");
 
-async function startServer(dir: string): Promise<{ child: ChildProcess; url: string; model: string }> {
-  const child = spawn(process.execPath, [seedBin, "serve", "--checkpoint", dir, "--port", "0", "--quiet"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+async function startServer(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; url: string; model: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [seedBin, "serve", "--checkpoint", dir, "--port", "0", "--quiet", ...extra], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += d));
   const line = await new Promise<string>((ok, fail) => {
@@ -26,7 +26,12 @@ async function startServer(dir: string): Promise<{ child: ChildProcess; url: str
     child.once("exit", (code) => fail(new Error(`seed serve exited with ${code}: ${stderr}`)));
   });
   const { url, model } = JSON.parse(line) as { url: string; model: string };
-  return { child, url, model };
+  return { child, url, model, stderr: () => stderr };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
 }
 
 test("seed serve in its own process: RemotePolicy log-probs agree with the embedded policy; seed eval runs against it", { timeout: 120_000 }, async () => {
@@ -104,4 +109,36 @@ test("seed serve and seed eval report user mistakes in one line", () => {
   const c = run("eval", "--env", "sokoban", "--checkpoint", "/nonexistent/ckpt");
   assert.equal(c.status, 2);
   assert.equal(c.stderr.trim().split("\n").length, 1);
+});
+
+test("seed serve --api-key (or SEED_API_KEY): requests need the Bearer key, seed eval --api-key sends it; no key beyond loopback warns", { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "seed-serve-key-"));
+  const tokenizer = trainBpe(["<think>go</think><action>up</action> You are a Sokoban player. The grid:\n # \t _ \t P \t X \t O \t"], { vocabSize: 300 });
+  await EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 1024 }), tokenizer, seed: 3 }).save(dir);
+  const keyed = await startServer(dir, [], { ...process.env, SEED_API_KEY: "k9-secret" });
+  try {
+    assert.equal((await fetch(`${keyed.url}/models`)).status, 401);
+    assert.equal((await fetch(`${keyed.url}/models`, { headers: { authorization: "Bearer k9-secret" } })).status, 200);
+    const evalArgs = [seedBin, "eval", "--policy", `openai:${keyed.url}`, "--model", keyed.model, "--env", "sokoban", "--episodes", "1", "--max-action-tokens", "4", "--json"];
+    const { SEED_API_KEY: _drop, ...bare } = process.env;
+    const refused = spawnSync(process.execPath, evalArgs, { cwd: root, encoding: "utf8", env: bare, timeout: 60_000 });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /401/);
+    const ev = spawnSync(process.execPath, [...evalArgs, "--api-key", "k9-secret"], { cwd: root, encoding: "utf8", env: bare, timeout: 60_000 });
+    assert.equal(ev.status, 0, ev.stderr);
+    assert.equal((JSON.parse(ev.stdout.trim().split("\n").pop()!) as Record<string, number>)["episodes"], 1);
+    assert.doesNotMatch(keyed.stderr(), /warning/);
+  } finally {
+    await stopServer(keyed.child);
+  }
+  const { SEED_API_KEY: _k, ...noKey } = process.env;
+  const open = await startServer(dir, ["--host", "0.0.0.0"], noKey);
+  try {
+    // stderr may arrive after the stdout line that said the server is up.
+    for (let i = 0; i < 40 && !/warning/.test(open.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(open.stderr(), /^warning: listening on 0\.0\.0\.0 without an API key/m);
+  } finally {
+    await stopServer(open.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

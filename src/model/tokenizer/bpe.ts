@@ -59,7 +59,13 @@ export function pairKey(a: number, b: number): number {
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder("utf-8", { fatal: false });
-const CACHE_LIMIT = 200_000;
+/**
+ * The word cache is bounded by the characters its keys hold (a piece of n UTF-16 units costs
+ * about 2n bytes plus its ids), and pieces longer than `CACHE_MAX_PIECE` are never cached: they
+ * are rare in real text, and a client sending megabytes of one "word" would otherwise fill it.
+ */
+const CACHE_MAX_CHARS = 2_000_000;
+const CACHE_MAX_PIECE = 64;
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -87,6 +93,7 @@ export class BpeTokenizer {
   private readonly allAddedRe: RegExp | null;
   private readonly plainAddedRe: RegExp | null;
   private readonly cache = new Map<string, readonly number[]>();
+  private cacheChars = 0;
 
   /** @throws CheckpointError naming `source` and the first inconsistency found */
   constructor(spec: BpeSpec, source = "tokenizer") {
@@ -242,13 +249,27 @@ export class BpeTokenizer {
     } else this.encodeWord(piece, out);
   }
 
+  /** Entries and key characters of the word cache (for tests of its bound). */
+  cacheSize(): { entries: number; chars: number } {
+    return { entries: this.cache.size, chars: this.cacheChars };
+  }
+
   private encodeWord(piece: string, out: number[]): void {
     let ids = this.cache.get(piece);
     if (ids === undefined) {
       const whole = this.spec.ignoreMerges ? this.spec.vocab.get(bytesToLevelString(piece)) : undefined;
-      ids = whole !== undefined ? [whole] : this.bpe(ENCODER.encode(piece));
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(piece, ids);
+      const bytes = ENCODER.encode(piece);
+      ids = whole !== undefined ? [whole] : this.bpe(bytes);
+      if (piece.length <= CACHE_MAX_PIECE) {
+        if (this.cacheChars + piece.length > CACHE_MAX_CHARS) {
+          this.cache.clear();
+          this.cacheChars = 0;
+        }
+        // The key is a fresh copy: `piece` is a slice of the caller's text, and V8 keeps a slice's
+        // whole source string alive, so caching it would pin every prompt ever encoded.
+        this.cache.set(DECODER.decode(bytes), ids);
+        this.cacheChars += piece.length;
+      }
     }
     for (let i = 0; i < ids.length; i++) out.push(ids[i]!);
   }
