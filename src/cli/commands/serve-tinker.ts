@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";
+import { apiKeyFrom, exposureWarning } from "../../core/http.ts";
 import { resolveCheckpoint } from "../../run/run-dir.ts";
 import { TinkerEngine } from "../../policy/tinker/server-engine.ts";
 import { createTinkerServer } from "../../policy/tinker/server.ts";
@@ -16,19 +17,24 @@ import { numberOption, parseOptions, requireOption } from "../args.ts";
 
 /** Usage of the Tinker mode. */
 export const TINKER_USAGE = `usage: seed serve --api tinker --checkpoint <dir> [--name <model>] [--port 8000] [--host 127.0.0.1]
-                  [--state-dir DIR] [--reduction sum|sequence-mean] [--poll-ms 30000] [--quiet]
+                  [--state-dir DIR] [--reduction sum|sequence-mean] [--poll-ms 30000]
+                  [--api-key <key>] [--max-body-mb 64] [--quiet]
 
 Serves the Tinker training protocol (/api/v1/create_model, forward, forward_backward, optim_step,
 asample, save_weights, ...) over our engine, training the checkpoint's weights in full (LoRA rank 0).
 The base model is offered as --name (default: the directory's name) and by its path. Checkpoints
 go to --state-dir (default: a new temporary directory); reuse it to resume against a restarted server.
---reduction sequence-mean reduces losses as SkyRL's JAX back end does (for testing clients).`;
+--reduction sequence-mean reduces losses as SkyRL's JAX back end does (for testing clients).
+--api-key (or SEED_API_KEY) makes every request but /api/v1/healthz need "X-API-Key: <key>" (the
+Tinker SDK's header; 'seed train --trainer tinker:URL' sends TINKER_API_KEY); binding beyond
+127.0.0.1 without one prints a warning. Bodies over --max-body-mb get 413; slow clients 408.`;
 
 /** Runs the Tinker server until SIGINT/SIGTERM. */
 export async function serveTinker(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions([...argv], {
     api: { type: "string" }, checkpoint: { type: "string" }, name: { type: "string" }, port: { type: "string" }, host: { type: "string" },
-    "state-dir": { type: "string" }, reduction: { type: "string" }, "poll-ms": { type: "string" }, quiet: { type: "boolean" }, help: { type: "boolean" },
+    "state-dir": { type: "string" }, reduction: { type: "string" }, "poll-ms": { type: "string" },
+    "api-key": { type: "string" }, "max-body-mb": { type: "string" }, quiet: { type: "boolean" }, help: { type: "boolean" },
   }, false);
   if (values.help) {
     console.log(TINKER_USAGE);
@@ -43,11 +49,18 @@ export async function serveTinker(argv: readonly string[]): Promise<number> {
   if (reduction !== "sum" && reduction !== "sequence-mean") throw new UsageError(`--reduction must be sum or sequence-mean, got '${reduction}'`);
   const name = values.name ?? basename(resolve(given));
   const stateDir = resolve(values["state-dir"] ?? mkdtempSync(join(tmpdir(), "seed-tinker-")));
+  const bodyMb = numberOption(values["max-body-mb"], "max-body-mb", 64);
+  if (!(bodyMb > 0 && bodyMb <= 4096)) throw new UsageError(`--max-body-mb must be in (0, 4096], got ${bodyMb}`);
+  const apiKey = apiKeyFrom(values["api-key"], "SEED_API_KEY");
   const engine = new TinkerEngine({ models: new Map([[name, dir]]), stateDir, reduction });
   const server = createTinkerServer(engine, {
     pollMs: numberOption(values["poll-ms"], "poll-ms", 30_000),
+    limits: { maxBodyBytes: Math.ceil(bodyMb * 1024 * 1024) },
+    ...(apiKey !== undefined ? { apiKey } : {}),
     ...(values.quiet ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) }),
   });
+  const warning = exposureWarning(host, apiKey !== undefined);
+  if (warning !== null) process.stderr.write(`${warning}\n`);
   await new Promise<void>((ok, fail) => {
     server.once("error", (e: NodeJS.ErrnoException) => fail(new UsageError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`)));
     server.listen(port, host, () => ok());

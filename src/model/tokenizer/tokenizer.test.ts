@@ -234,3 +234,29 @@ test("training on ~1 MB of text takes seconds, not minutes", () => {
   assert.equal(t.decode(ids), text);
   assert.ok(trainMs < 10_000 && encodeMs < 5_000, `train ${trainMs.toFixed(0)} ms, encode ${encodeMs.toFixed(0)} ms`);
 });
+
+test("the word cache stays bounded by characters, skips long pieces, and encodes the same with or without it", () => {
+  // Before (issue 11, item 3): the cache held up to 200,000 pieces of any length, and each key was
+  // a slice that kept its whole source prompt alive; 194 prompts of 4 MB exhausted a 768 MB heap.
+  const fresh = trainBpe(corpus(1, 2000), { vocabSize: 400 });
+  const rng = Rng.from(5);
+  let longWord = "";
+  for (let i = 0; i < 5000; i++) longWord += String.fromCharCode(97 + rng.int(26));
+  const ids = fresh.encode(`go ${longWord} desk`);
+  assert.equal(fresh.decode(ids), `go ${longWord} desk`);
+  assert.ok(fresh.cacheSize().chars < 64, `a 5,000-letter word is not cached (${fresh.cacheSize().chars} chars held)`);
+  // Many distinct short words: the cache is cleared before it passes its bound of 2M characters.
+  for (let round = 0; round < 60; round++) {
+    let text = "";
+    for (let w = 0; w < 2000; w++) {
+      let word = " ";
+      for (let c = 0; c < 20; c++) word += String.fromCharCode(97 + rng.int(26));
+      text += word;
+    }
+    fresh.encode(text);
+    assert.ok(fresh.cacheSize().chars <= 2_000_000, `round ${round}: ${fresh.cacheSize().chars} chars`);
+  }
+  assert.ok(fresh.cacheSize().entries > 0);
+  const text = corpus(9, 50) + longWord;
+  assert.deepEqual(fresh.encode(text), trainBpe(corpus(1, 2000), { vocabSize: 400 }).encode(text), "a warm cache encodes as a cold one");
+});

@@ -46,13 +46,16 @@ function tmp(label: string): string {
 }
 
 /** A tiny base checkpoint and our server over it; `reduction` as the engine's. */
-async function ourServer(options: { reduction?: "sum" | "sequence-mean"; pollMs?: number; vocab?: number } = {}) {
+async function ourServer(options: { reduction?: "sum" | "sequence-mean"; pollMs?: number; vocab?: number; apiKey?: string; maxBodyBytes?: number } = {}) {
   const tokenizer = trainBpe([TEXT], { vocabSize: options.vocab ?? 300 });
   const dir = tmp("base");
   await EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 256 }), tokenizer, seed: 5 }).save(dir);
   const engine = new TinkerEngine({ models: new Map([["tiny", dir]]), stateDir: tmp("state"), ...(options.reduction ? { reduction: options.reduction } : {}) });
   const log: string[] = [];
-  const server = createTinkerServer(engine, { pollMs: options.pollMs ?? 30_000, log: (l) => log.push(l) });
+  const server = createTinkerServer(engine, {
+    pollMs: options.pollMs ?? 30_000, log: (l) => log.push(l),
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}), ...(options.maxBodyBytes !== undefined ? { limits: { maxBodyBytes: options.maxBodyBytes } } : {}),
+  });
   servers.push(server);
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, engine, dir, tokenizer, log };
@@ -228,5 +231,28 @@ test("faults: a server that drops the session: one line, and the last checkpoint
     assert.deepEqual(Array.from(again!), Array.from(before!), "the saved weights came back");
   } finally {
     resumed.close();
+  }
+});
+
+test("our Tinker server: X-API-Key when configured (healthz open), and an over-limit body answered 413 with a detail", async () => {
+  // Before (issue 11 item 8, issue 13): the server had no authentication and a 256 MiB body cap
+  // read to the end; now X-API-Key as the Tinker SDK sends it, and the shared HTTP limits.
+  const { url } = await ourServer({ apiKey: "tk-secret", maxBodyBytes: 64 * 1024 });
+  assert.equal((await fetch(`${url}/api/v1/healthz`)).status, 200);
+  const denied = await fetch(`${url}/api/v1/create_session`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  assert.equal(denied.status, 401);
+  assert.match(((await denied.json()) as { detail: string }).detail, /missing or wrong API key \(send X-API-Key/);
+  await assert.rejects(TinkerClient.connect({ baseUrl: url, apiKey: "wrong", retries: 1, backoffMs: 1 }), /HTTP 401: missing or wrong API key/);
+  const client = await TinkerClient.connect({ baseUrl: url, apiKey: "tk-secret" });
+  try {
+    const model = await client.createModel("tiny", 0);
+    const big = await fetch(`${url}/api/v1/forward`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": "tk-secret" },
+      body: JSON.stringify({ model_id: model, forward_input: { data: [], loss_fn: "cross_entropy" }, pad: "x".repeat(200_000) }),
+    });
+    assert.equal(big.status, 413);
+    assert.match(((await big.json()) as { detail: string }).detail, /more than the limit of 65536 bytes/);
+  } finally {
+    client.close();
   }
 });

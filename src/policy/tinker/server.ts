@@ -11,9 +11,12 @@
  * `retrieve_future` long-polls (`pollMs`, default 30 s) and answers 408 when the result is not
  * ready, as SkyRL does; results of forward/forward_backward/asample go out as protobuf when the
  * request's `Accept` names it, JSON otherwise. Errors are `{"detail": message}` with a 4xx/5xx
- * status. HTTP handling is deliberately minimal: loopback use, a body limit, no auth.
+ * status. The HTTP limits of `core/http.ts` apply (body cap with 413, header and request
+ * timeouts with 408, a connection cap), and with `apiKey` every route but `healthz` needs the
+ * Tinker SDK's `X-API-Key: <key>` header (401 otherwise).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { HttpError, checkApiKey, createLimitedServer, readBody, resolveHttpLimits, type HttpLimits } from "../../core/http.ts";
 import { decodeForwardBackward, encodeForwardBackwardOutput, encodeSampleResponse } from "./proto.ts";
 import { ProtocolError, type TinkerEngine } from "./server-engine.ts";
 import { packDir } from "./tar.ts";
@@ -24,26 +27,18 @@ import type { SampleRequest } from "../policy.ts";
 export type TinkerServerOptions = {
   /** Longest `retrieve_future` wait before 408, in milliseconds. @default 30000 */
   readonly pollMs?: number;
-  /** Largest request body in bytes. @default 256 MiB */
-  readonly maxBodyBytes?: number;
+  /** Body size (default 64 MiB here: a `forward_backward` carries whole batches), timeouts and connection cap. */
+  readonly limits?: Partial<HttpLimits>;
+  /** When set, requests (but `GET /api/v1/healthz`) must carry `X-API-Key: <apiKey>`. */
+  readonly apiKey?: string;
   /** One line per request. */
   readonly log?: (line: string) => void;
 };
 
 type Json = Record<string, unknown>;
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const chunk of req) {
-    n += (chunk as Buffer).length;
-    if (n > limit) throw new ProtocolError(413, `request body over ${limit} bytes`);
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts);
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
   res.end(text);
@@ -138,13 +133,14 @@ function sampleRequestOf(body: Json): { request: SampleRequest; n: number; promp
  */
 export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOptions = {}): Server {
   const pollMs = options.pollMs ?? 30_000;
-  const limit = options.maxBodyBytes ?? 256 * 1024 * 1024;
+  const limits = resolveHttpLimits({ maxBodyBytes: 64 * 1024 * 1024, ...options.limits });
   const future = (id: string) => ({ request_id: id, future_id: id, status: "pending" });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
     const path = url.pathname.replace(/^\/api\/v1\//, "");
     if (!url.pathname.startsWith("/api/v1/")) throw new ProtocolError(404, `no route ${url.pathname}`);
+    if (path !== "healthz" && !checkApiKey(req, options.apiKey, "x-api-key")) throw new ProtocolError(401, "missing or wrong API key (send X-API-Key: <key>)");
     if (req.method === "GET") {
       if (path === "healthz") return send(res, 200, { status: "ok" });
       if (path === "get_server_capabilities") return send(res, 200, { supported_models: engine.modelNames.map((model_name) => ({ model_name })) });
@@ -155,7 +151,7 @@ export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOp
       throw new ProtocolError(404, `no route GET ${url.pathname}`);
     }
     if (req.method !== "POST") throw new ProtocolError(405, `method ${req.method} not allowed`);
-    const raw = await readBody(req, limit);
+    const raw = await readBody(req, limits.maxBodyBytes);
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const key = typeof req.headers["x-idempotency-key"] === "string" ? req.headers["x-idempotency-key"] : undefined;
     if (path === "forward_backward" && type === PROTO_CONTENT_TYPE) {
@@ -229,14 +225,15 @@ export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOp
     send(res, 200, answer);
   }
 
-  return createServer((req, res) => {
+  const fail = (res: ServerResponse, e: unknown) => {
+    const status = e instanceof ProtocolError || e instanceof HttpError ? e.status : 500;
+    if (!res.headersSent) send(res, status, { detail: e instanceof Error ? e.message : String(e) });
+    else res.destroy();
+  };
+  return createLimitedServer(limits, (req, res) => {
     const t0 = performance.now();
-    route(req, res)
-      .catch((e: unknown) => {
-        const status = e instanceof ProtocolError ? e.status : 500;
-        if (!res.headersSent) send(res, status, { detail: e instanceof Error ? e.message : String(e) });
-        else res.destroy();
-      })
+    return route(req, res)
+      .catch((e: unknown) => fail(res, e))
       .finally(() => options.log?.(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - t0).toFixed(0)}ms`));
-  });
+  }, fail);
 }
