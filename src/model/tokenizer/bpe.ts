@@ -59,6 +59,8 @@ export function pairKey(a: number, b: number): number {
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder("utf-8", { fatal: false });
+/** Copies cache keys; keeps a leading U+FEFF, which the default decoder drops as a byte-order mark. */
+const KEY_DECODER = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 /**
  * The word cache is bounded by the characters its keys hold (a piece of n UTF-16 units costs
  * about 2n bytes plus its ids), and pieces longer than `CACHE_MAX_PIECE` are never cached: they
@@ -267,7 +269,7 @@ export class BpeTokenizer {
         }
         // The key is a fresh copy: `piece` is a slice of the caller's text, and V8 keeps a slice's
         // whole source string alive, so caching it would pin every prompt ever encoded.
-        this.cache.set(DECODER.decode(bytes), ids);
+        this.cache.set(KEY_DECODER.decode(bytes), ids);
         this.cacheChars += piece.length;
       }
     }
