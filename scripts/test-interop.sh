@@ -9,7 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 venv="${SEED_INTEROP_VENV:-.cache/interop-venv}"
-py="${SEED_PYTHON:-$(command -v python3.12 || echo /root/.pyenv/versions/3.12.1/bin/python3.12)}"
+# The first Python >= 3.12 that runs: a pyenv shim named python3.12 may exist and still fail.
+py="${SEED_PYTHON:-}"
+if [ -z "$py" ]; then
+  for c in python3.13 python3.12 /root/.pyenv/versions/3.12*/bin/python3.12; do
+    if "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then py="$c"; break; fi
+  done
+fi
+[ -n "$py" ] || { echo "[interop] needs Python >= 3.12 (set SEED_PYTHON)" >&2; exit 2; }
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import skyrl.tinker.api, jax" 2>/dev/null; then
   echo "[interop] installing skyrl[tinker,jax] into $venv" >&2
   "$py" -m venv "$venv"
