@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request, type IncomingMessage, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
+import { rawHttp as raw } from "../../test/raw-http.ts";
 import {
   apiKeyFrom, checkApiKey, createLimitedServer, exposureWarning, isLoopbackHost, readJsonBody, resolveHttpLimits, sendJson,
 } from "./http.ts";
@@ -29,33 +30,6 @@ function echoServer(overrides: Parameters<typeof resolveHttpLimits>[0] = {}): { 
     sendJson(res, 200, { keys: Object.keys(body).length });
   });
   return { server, seen };
-}
-
-/** Raw bytes to the server, then whatever it answers until it closes (or `waitMs` passes). */
-function raw(port: number, chunks: readonly (string | Buffer)[], gapMs = 0, waitMs = 5_000): Promise<string> {
-  return new Promise((ok) => {
-    const socket = connect(port, "127.0.0.1");
-    let got = "";
-    socket.on("data", (d) => {
-      got += d.toString();
-      // A complete answer (headers and the body they announce) ends the wait.
-      const m = /content-length: (\d+)\r\n[^]*?\r\n\r\n([^]*)$/i.exec(got);
-      if (m && Buffer.byteLength(m[2]!) >= Number(m[1])) socket.destroy();
-    });
-    socket.on("error", () => {});
-    const timer = setTimeout(() => socket.destroy(), waitMs);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      ok(got);
-    });
-    let i = 0;
-    const next = () => {
-      if (socket.destroyed || i >= chunks.length) return;
-      socket.write(chunks[i++]!);
-      setTimeout(next, gapMs);
-    };
-    socket.on("connect", next);
-  });
 }
 
 test("a body over the cap is answered 413 with a JSON message, streamed or declared, never a reset", async () => {

@@ -9,6 +9,7 @@ import { presetConfig } from "../model/config.ts";
 import { trainBpe } from "../model/tokenizer/train.ts";
 import { EmbeddedPolicy } from "./embedded.ts";
 import { createOpenAiServer, type OpenAiServerOptions } from "./openai-server.ts";
+import { rawHttp } from "../../test/raw-http.ts";
 
 const tok = trainBpe("go to desk 1. open drawer 2. take apple from fridge 1. you see a mug.\n".repeat(30), { vocabSize: 320 });
 const config = presetConfig("tiny", { vocabSize: tok.vocabSize, maxContext: 128 });
@@ -62,28 +63,6 @@ test("a request the sampler would refuse fails alone with 400; concurrent good r
   }
 });
 
-/** Raw bytes to `port`, then what the server answers until it closes or `waitMs` passes. */
-function rawExchange(port: number, chunks: readonly string[], gapMs: number, waitMs = 5_000): Promise<string> {
-  return new Promise((ok) => {
-    const socket = connect(port, "127.0.0.1");
-    let got = "";
-    socket.on("data", (d) => (got += d.toString()));
-    socket.on("error", () => {});
-    const timer = setTimeout(() => socket.destroy(), waitMs);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      ok(got);
-    });
-    let i = 0;
-    const next = () => {
-      if (socket.destroyed || i >= chunks.length) return;
-      socket.write(chunks[i++]!);
-      setTimeout(next, gapMs);
-    };
-    socket.on("connect", next);
-  });
-}
-
 test("an over-limit body gets a readable 413 and a 2 MB message a 400 naming the context; the server keeps serving", async () => {
   // Before: a 2.1 MB chat message answered HTTP 500 "Maximum call stack size exceeded", and an
   // over-limit body (then 64 MiB) got a connection reset instead of an answer.
@@ -135,18 +114,18 @@ test("seed serve's API key (Authorization: Bearer), slow clients cut off with 40
   const port = (server.address() as AddressInfo).port;
   try {
     // Headers a byte per 100 ms would take seconds: 408 after the 300 ms header timeout.
-    const slow = await rawExchange(port, [..."POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"], 100);
+    const slow = await rawHttp(port, [..."POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"], 100);
     assert.match(slow, /^HTTP\/1\.1 408/);
     // A body trickled a byte per 150 ms: 408 once the 600 ms request timeout passes.
-    const trickle = await rawExchange(port, ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 30\r\n\r\n", ...'{"prompt": "go", "max_tok":1}'], 150);
+    const trickle = await rawHttp(port, ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 30\r\n\r\n", ...'{"prompt": "go", "max_tok":1}'], 150);
     assert.match(trickle, /^HTTP\/1\.1 408/);
     const holders = [connect(port, "127.0.0.1"), connect(port, "127.0.0.1")];
     await Promise.all(holders.map((s) => new Promise((ok) => s.once("connect", ok))));
     await new Promise((ok) => setTimeout(ok, 50));
-    assert.equal(await rawExchange(port, ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n"], 0, 2_000), "", "a third connection is closed unanswered");
+    assert.equal(await rawHttp(port, ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n"], 0, 2_000), "", "a third connection is closed unanswered");
     holders.forEach((s) => s.destroy());
     await new Promise((ok) => setTimeout(ok, 50));
-    assert.match(await rawExchange(port, ["GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"], 0), /^HTTP\/1\.1 200/, "served again once a slot is free");
+    assert.match(await rawHttp(port, ["GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"], 0), /^HTTP\/1\.1 200/, "served again once a slot is free");
   } finally {
     server.closeAllConnections();
     server.close();
