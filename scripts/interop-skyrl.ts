@@ -59,9 +59,14 @@ async function freePort(): Promise<number> {
 async function startSkyrl(model: string, work: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const env = { ...process.env, PATH: `${shimDir}:${process.env["PATH"]}`, SEED_INTEROP_PYTHON: python, JAX_PLATFORMS: "cpu", SKYRL_DATABASE_URL: `sqlite:///${join(work, "tinker.db")}` };
-  const child = spawn(python, ["-m", "skyrl.tinker.api", "--host", "127.0.0.1", "--port", String(port), "--base-model", model, "--backend", "jax", "--checkpoints-base", join(work, "checkpoints")], { env, stdio: ["ignore", "ignore", "pipe"], detached: true });
+  // Through the uv shim (test-interop.sh), so the API server's parent command line reads
+  // `uv run -- python -m skyrl.tinker.api ...`, which SkyRL parses to start its engine.
+  const child = spawn(join(shimDir, "uv"), ["run", "--", python, "-m", "skyrl.tinker.api", "--host", "127.0.0.1", "--port", String(port), "--base-model", model, "--backend", "jax", "--checkpoints-base", join(work, "checkpoints")], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // Both streams: uvicorn and SkyRL log some start-up failures on stdout.
   let stderr = "";
-  child.stderr!.on("data", (d) => (stderr = (stderr + String(d)).slice(-4000)));
+  const keep = (d: unknown) => (stderr = (stderr + String(d)).slice(-4000));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) fail(`SkyRL exited with ${child.exitCode}:\n${stderr}`);

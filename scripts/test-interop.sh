@@ -25,15 +25,19 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import skyrl.tinker.a
 fi
 installed=$(date +%s)
 echo "[interop] install: $((installed - start)) s" >&2
-# SkyRL's API server starts its engine with `uv run [flags] -m skyrl.tinker.engine ...`; in a plain
-# venv this shim runs that module with the venv's python (everything before -m is uv's).
+# SkyRL's API server starts its engine with `uv run [flags] -m skyrl.tinker.engine ...`, the flags
+# read from its parent's command line, which must look like `uv run [flags] -- python -m ...`. In a
+# plain venv this shim stands in for uv: the API server is started through it (so the shim is that
+# parent), and it runs whatever module follows -m with the venv's python. It stays the parent (no
+# exec), so the API server sees its command line.
 shim="$venv/seed-shim"
 mkdir -p "$shim"
 cat > "$shim/uv" <<'SHIM'
 #!/bin/sh
 [ "$1" = run ] || { echo "uv shim: only 'uv run' is supported" >&2; exit 2; }
 while [ $# -gt 0 ] && [ "$1" != "-m" ]; do shift; done
-exec "$SEED_INTEROP_PYTHON" "$@"
+"$SEED_INTEROP_PYTHON" "$@"
+exit $?
 SHIM
 chmod +x "$shim/uv"
 npx tsx scripts/interop-skyrl.ts --python "$(cd "$venv" && pwd)/bin/python" --shim-dir "$(cd "$shim" && pwd)" "$@"
