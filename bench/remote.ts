@@ -20,6 +20,7 @@ import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { numberOption, parseOptions, printJson } from "../src/cli/args.ts";
 import { command as trainCommand } from "../src/cli/commands/train.ts";
+import { demoOverrides } from "./demo-schedule.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -47,7 +48,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions(argv, { json: { type: "boolean" }, updates: { type: "string" }, quick: { type: "boolean" }, "cache-dir": { type: "string" } }, false);
   const updates = numberOption(values.updates, "updates", 3);
   const quick = values.quick ?? false;
-  const overrides = [`--run.updates=${updates}`];
+  // The demo's schedule (4 x 8 tasks, 20 steps, one mini-batch), as `seed demo` trains, unless --quick.
+  const overrides = [...(quick ? [] : demoOverrides().map((o) => `--${o}`)), `--run.updates=${updates}`];
   const config = resolveConfig({ preset: "seed", quick, overrides });
   const cacheDir = values["cache-dir"];
   const base = await ensureBase(config, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
