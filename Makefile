@@ -14,6 +14,6 @@ bench:
 	SEED_SETUP_TORCH=1 ./scripts/setup.sh
 	npm run bench
 
-# The Tinker client against SkyRL's real Tinker server on CPU (not CI; docs/SCALE-OUT.md).
+# The Tinker client against SkyRL's real Tinker server on CPU (.ci/run runs it too; docs/SCALE-OUT.md).
 test-interop:
 	./scripts/test-interop.sh

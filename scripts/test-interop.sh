@@ -3,8 +3,9 @@
 # Installs skyrl with its tinker and jax extras from PyPI into a virtual environment (default
 # .cache/interop-venv; SEED_INTEROP_VENV reuses another), then runs scripts/interop-skyrl.ts,
 # which writes a tiny random Qwen3 checkpoint with our own HF writer, starts the server on
-# 127.0.0.1 and checks log-probs, a falling loss and kill + resume. Not part of CI (see
-# docs/SCALE-OUT.md for its time). Needs Python >= 3.12 (SEED_PYTHON, default python3.12).
+# 127.0.0.1 and checks log-probs, a falling loss and kill + resume. .ci/run runs it after the
+# tests (about 6 minutes with a fresh install; docs/SCALE-OUT.md). Needs Python >= 3.12
+# (SEED_PYTHON, else the first python3.13 / python3.12 that runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -17,6 +18,8 @@ if [ -z "$py" ]; then
   done
 fi
 [ -n "$py" ] || { echo "[interop] needs Python >= 3.12 (set SEED_PYTHON)" >&2; exit 2; }
+# `--check-python`: only say (exit status) whether such a Python exists (.ci/run asks).
+[ "${1:-}" = "--check-python" ] && exit 0
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import skyrl.tinker.api, jax" 2>/dev/null; then
   echo "[interop] installing skyrl[tinker,jax] into $venv" >&2
   "$py" -m venv "$venv"
