@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { resolveConfig } from "../src/config/presets.ts";
@@ -43,6 +43,12 @@ function updateSeconds(lines: readonly Record<string, unknown>[]): number[] {
   return lines.map((l) => (l["seconds"] as { total: number }).total);
 }
 
+/** Median seconds of each stage (the trainer's StageTimer names) over a run's updates. */
+function stageMedians(lines: readonly Record<string, unknown>[]): Record<string, number> {
+  const names = [...new Set(lines.flatMap((l) => Object.keys(l["seconds"] as object)))].filter((n) => n !== "total");
+  return Object.fromEntries(names.map((n) => [n, Number(median(lines.map((l) => (l["seconds"] as Record<string, number>)[n] ?? 0)).toFixed(3))]));
+}
+
 /** Run the benchmark; returns the process exit code. */
 export async function run(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions(argv, { json: { type: "boolean" }, updates: { type: "string" }, quick: { type: "boolean" }, "cache-dir": { type: "string" } }, false);
@@ -74,6 +80,9 @@ export async function run(argv: readonly string[]): Promise<number> {
       in_process_s_per_update: Number(local.toFixed(3)), remote_s_per_update: Number(remote.toFixed(3)),
       overhead_pct: Number((100 * (remote / local - 1)).toFixed(1)), weights_max_abs_diff: maxDiff,
       per_update_s: { in_process: updateSeconds(localLines), remote: updateSeconds(remoteLines) },
+      // Where the overhead lands: the same stages timed by the trainer on each path.
+      stages: { in_process: stageMedians(localLines), remote: stageMedians(remoteLines) },
+      load_average: loadavg().map((x) => Number(x.toFixed(2))),
     };
     if (values.json) printJson(result);
     else console.log(`bench remote (${result.config}, ${updates} updates): in process ${result.in_process_s_per_update} s/update, through the Tinker protocol ${result.remote_s_per_update} s/update: overhead ${result.overhead_pct}% (final weights differ by at most ${maxDiff.toExponential(2)})`);
