@@ -137,3 +137,14 @@ export function dequantize(bytes: Uint8Array, offset: number, type: number, coun
   }
   return out;
 }
+
+/**
+ * The per-block mins m of a Q4_1 tensor of `rows` rows of `cols` (a multiple of 32) elements, as
+ * f32 [rows, cols / 32] (what an exact emulation of llama.cpp's Q4_1 dot product needs).
+ */
+export function q4_1Mins(bytes: Uint8Array, offset: number, rows: number, cols: number): Float32Array {
+  const nb = (rows * cols) / 32, out = new Float32Array(nb);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, nb * 20);
+  for (let b = 0; b < nb; b++) out[b] = HALF[view.getUint16(20 * b + 2, true)]!;
+  return out;
+}

@@ -13,6 +13,9 @@ import { CheckpointError } from "../../core/errors.ts";
 /** A metadata value: numbers (64-bit integers as bigint), booleans, strings, or arrays of them. */
 export type GgufValue = number | bigint | boolean | string | GgufValue[];
 
+/** A metadata value's type as the file records it. */
+export type GgufValueType = { readonly type: number; readonly itemType?: number };
+
 /** One tensor's entry in the file. */
 export type GgufTensorInfo = {
   readonly name: string;
@@ -28,6 +31,8 @@ export type GgufTensorInfo = {
 export type GgufFile = {
   readonly version: number;
   readonly metadata: ReadonlyMap<string, GgufValue>;
+  /** The value type of each metadata key (`GGUF_VALUE`), and of its items for arrays: what a writer needs to copy it. */
+  readonly metadataTypes: ReadonlyMap<string, GgufValueType>;
   readonly tensors: ReadonlyMap<string, GgufTensorInfo>;
   readonly alignment: number;
   /** Start of the data section in `bytes`. */
@@ -131,11 +136,14 @@ export function parseGguf(bytes: Uint8Array, source: string): GgufFile {
   const nTensors = c.size("tensor count");
   const nKv = c.size("metadata count");
   const metadata = new Map<string, GgufValue>();
+  const metadataTypes = new Map<string, GgufValueType>();
   for (let i = 0; i < nKv; i++) {
     const key = c.str(`metadata key ${i}`);
     const type = c.u32();
     if (metadata.has(key)) c.fail(`metadata key ${key} appears twice`);
+    const itemType = type === GGUF_VALUE.ARRAY && c.pos + 4 <= bytes.length ? new DataView(bytes.buffer, bytes.byteOffset + c.pos, 4).getUint32(0, true) : undefined;
     metadata.set(key, readValue(c, type, key));
+    metadataTypes.set(key, itemType === undefined ? { type } : { type, itemType });
   }
   const align = metadata.get("general.alignment") ?? 32;
   if (typeof align !== "number" || !Number.isInteger(align) || align < 1 || (align & (align - 1)) !== 0) c.fail(`general.alignment ${String(align)} is not a power of two`);
@@ -159,7 +167,7 @@ export function parseGguf(bytes: Uint8Array, source: string): GgufFile {
     if (tensors.has(t.name)) c.fail(`tensor ${t.name} appears twice`);
     tensors.set(t.name, { name: t.name, dims: t.dims, type: t.type, fileOffset: dataOffset + t.offset });
   }
-  return { version, metadata, tensors, alignment: a, dataOffset, bytes };
+  return { version, metadata, metadataTypes, tensors, alignment: a, dataOffset, bytes };
 }
 
 /** A required metadata value of one JS type, or a `CheckpointError` naming the key. */
