@@ -66,8 +66,9 @@ export async function llamaCppRows(model: LlamaCppModel, docs: readonly number[]
   });
   try {
     const out: LlamaRow[][] = [];
+    const seq = ctx.getSequence();
     for (const ids of docs) {
-      const seq = ctx.getSequence();
+      await seq.clearHistory();
       const res = await seq.controlledEvaluate(ids.map((t, i) => (i + 1 < ids.length
         ? [t, { generateNext: { logits: { filter: { tokens: [ids[i + 1]!], includeTop: 10 } }, totalLogitWeight: true } }]
         : t)));
@@ -82,7 +83,6 @@ export async function llamaCppRows(model: LlamaCppModel, docs: readonly number[]
         rows.push({ top, logp });
       }
       out.push(rows);
-      (seq as unknown as { dispose?: () => void }).dispose?.();
     }
     return out;
   } finally {

@@ -72,6 +72,7 @@ export type LlamaCppModel = {
 };
 /** One sequence of a llama.cpp context. */
 export type LlamaCppSequence = {
+  clearHistory(): Promise<void>;
   controlledEvaluate(input: unknown[]): Promise<({ next: { logits?: Map<number, number>; totalLogitWeight?: number } } | undefined)[]>;
 };
 
