@@ -54,3 +54,13 @@ test("GGUF tokenizer: other tokenizer models and pre-tokenizers are refused, nam
   assert.throws(() => tok({ model: "llama" }), (e: unknown) => e instanceof CheckpointError && /tok\.gguf.*tokenizer\.ggml\.model "llama" is not supported/.test(e.message));
   assert.throws(() => tok({ pre: "deepseek-llm" }), /tokenizer\.ggml\.pre "deepseek-llm" is not supported \(one of gpt2, smollm/);
 });
+
+test("BPE: U+FEFF is text, not a byte-order mark: the word cache and decode keep it (a cached \"\\ufeff<\" once poisoned \"<\")", () => {
+  const t = tok({ pre: "gpt2" }), fresh = tok({ pre: "gpt2" });
+  const bom = t.encode("\ufeff<");
+  assert.equal(bom.length, 4); // three bytes of U+FEFF and "<": one punctuation piece
+  assert.deepEqual(t.encode("<"), fresh.encode("<"));
+  assert.deepEqual(t.encode("<"), [byte("<")]);
+  assert.equal(t.decode(bom), "\ufeff<");
+  assert.equal(t.decode(t.encode("\ufeffhello")), "\ufeffhello");
+});

@@ -66,7 +66,8 @@ export function pairKey(a: number, b: number): number {
 }
 
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder("utf-8", { fatal: false });
+// ignoreBOM: a leading U+FEFF is text here (a token, or a word-cache key), not a byte-order mark to strip.
+const DECODER = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 /**
  * The word cache is bounded by the characters its keys hold (a piece of n UTF-16 units costs
  * about 2n bytes plus its ids), and pieces longer than `CACHE_MAX_PIECE` are never cached: they
@@ -123,8 +124,8 @@ export class BpeTokenizer {
     }
     for (let b = 0; b < 256; b++) {
       const id = spec.vocab.get(BYTE_TO_CHAR[b]!);
-      // Some real vocabularies (SmolLM2) lack a few rare bytes (controls, 0xC0, 0xF1...); printable ASCII must be there.
-      if (id === undefined && b >= 0x21 && b <= 0x7e) fail(`vocab lacks the single-byte token for byte ${b} (not a byte-level BPE vocabulary?)`);
+      // Some real vocabularies (SmolLM2) lack a few rare bytes (controls, 0xC0, 0xF1...); space and printable ASCII must be there.
+      if (id === undefined && b >= 0x20 && b <= 0x7e) fail(`vocab lacks the single-byte token for byte ${b} (not a byte-level BPE vocabulary?)`);
       this.byteIds[b] = id ?? MISSING_BYTE;
       if (id === undefined) this.missingBytes++;
     }
