@@ -26,5 +26,8 @@ if [ ! -f .cache/llamacpp/node_modules/node-llama-cpp/package.json ] || \
   mkdir -p .cache/llamacpp
   # its own package.json, so this never touches the project's package-lock.json
   [ -f .cache/llamacpp/package.json ] || echo '{"name": "seed-llamacpp-peer", "private": true}' > .cache/llamacpp/package.json
-  npm install --prefix .cache/llamacpp --no-audit --no-fund --ignore-scripts "node-llama-cpp@$LLAMACPP_VERSION" >/dev/null
+  # CPU binaries of this platform only (--omit=optional skips the ~600 MB of CUDA/Vulkan/ARM builds)
+  platform=$(node -p 'process.platform + "-" + process.arch')
+  npm install --prefix .cache/llamacpp --no-audit --no-fund --ignore-scripts --omit=optional \
+    "node-llama-cpp@$LLAMACPP_VERSION" "@node-llama-cpp/$platform@$LLAMACPP_VERSION" >/dev/null
 fi
