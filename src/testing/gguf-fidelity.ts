@@ -3,7 +3,7 @@
  * top-1 agreement and log-prob differences over about 1,000 tokens of varied text, and tokenizer
  * ids on varied strings. Used by `gguf-llamacpp.slow.test.ts` and printed by
  * `scripts/gguf-fidelity.ts`. llama.cpp runs with an f32 KV cache and no flash attention, so
- * attention is f32 on both sides; its Q4_1 / Q8_0 matmuls still round the activations to 8 bits
+ * attention is f32 on both sides (its defaults, an f16 cache, are an option); its Q4_1 / Q8_0 matmuls still round the activations to 8 bits
  * (see `llamacpp-numerics.ts`), which an F32 copy of the file (`writeF32Copy`) takes out.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -60,12 +60,16 @@ export function fidelityIds(tok: BpeTokenizer, maxPositions = 1000): number[][] 
   return out;
 }
 
-/** llama.cpp's next-token rows for each document (a fresh f32-KV context per call). */
-export async function llamaCppRows(model: LlamaCppModel, docs: readonly number[][]): Promise<LlamaRow[][]> {
+/**
+ * llama.cpp's next-token rows for each document, in a fresh context: an f32 KV cache without
+ * flash attention (attention in f32, as ours), or with `llamaDefaults` node-llama-cpp's defaults
+ * (f16 KV cache, flash attention "auto").
+ */
+export async function llamaCppRows(model: LlamaCppModel, docs: readonly number[][], llamaDefaults = false): Promise<LlamaRow[][]> {
   const longest = Math.max(...docs.map((d) => d.length));
   const ctx = await model.createContext({
-    contextSize: Math.max(256, longest), sequences: 1, flashAttention: false,
-    experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32",
+    contextSize: Math.max(256, longest), sequences: 1,
+    ...(llamaDefaults ? {} : { flashAttention: false, experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32" }),
   });
   try {
     const out: LlamaRow[][] = [];

@@ -15,8 +15,9 @@ import { GGUF_VALUE } from "../model/gguf/reader.ts";
 import { encodeGguf, encodeTensor, type GgufMetaEntry, type GgufTensorEntry } from "../model/gguf/writer.ts";
 import { BYTE_TO_CHAR } from "../model/tokenizer/byte-level.ts";
 
-/** Control tokens of the tiny tokenizer (ids 0..2) and its user-defined token (id 3). */
+/** Control tokens of the tiny tokenizer (ids 0..2). */
 export const TINY_GGUF_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] as const;
+/** The tiny tokenizer's user-defined token (id 3): matched in text even without allowSpecial. */
 export const TINY_GGUF_USER_TOKEN = "<act>";
 
 /** Merges of the tiny tokenizer, in rank order (byte-level spelling: Ġ is a space). */
