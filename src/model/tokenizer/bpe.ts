@@ -49,6 +49,14 @@ export type BpeSpec = {
   readonly eosToken?: string;
 };
 
+/**
+ * Stands for a byte the vocabulary has no token for. As in llama.cpp, such a byte takes part in
+ * no merge (it separates its neighbours) and is left out of the output. (Hugging Face instead
+ * drops it before merging, so its neighbours may merge; the two differ only on text holding such
+ * bytes, e.g. U+0004 for SmolLM2.)
+ */
+const MISSING_BYTE = -1;
+
 /** Ids above this cannot be packed into a pair key; no real vocabulary comes close. */
 const MAX_ID = 1 << 21;
 
@@ -58,9 +66,8 @@ export function pairKey(a: number, b: number): number {
 }
 
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder("utf-8", { fatal: false });
-/** Copies cache keys; keeps a leading U+FEFF, which the default decoder drops as a byte-order mark. */
-const KEY_DECODER = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+// ignoreBOM: a leading U+FEFF is text here (a token, or a word-cache key), not a byte-order mark to strip.
+const DECODER = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 /**
  * The word cache is bounded by the characters its keys hold (a piece of n UTF-16 units costs
  * about 2n bytes plus its ids), and pieces longer than `CACHE_MAX_PIECE` are never cached: they
@@ -82,7 +89,10 @@ export class BpeTokenizer {
   /** The definition this tokenizer was built from (what `hf-json.ts` saves). */
   readonly spec: BpeSpec;
 
+  /** Id of each single byte, `MISSING_BYTE` for bytes the vocabulary lacks. */
   private readonly byteIds = new Int32Array(256);
+  /** How many of the 256 bytes have no token (0 for GPT-2, Qwen2; 21 for SmolLM2). */
+  private missingBytes = 0;
   /** pairKey(a, b) -> rank of the merge; `mergedId[rank]` is the id it produces. */
   private readonly ranks = new Map<number, number>();
   private readonly mergedId: Int32Array;
@@ -114,8 +124,10 @@ export class BpeTokenizer {
     }
     for (let b = 0; b < 256; b++) {
       const id = spec.vocab.get(BYTE_TO_CHAR[b]!);
-      if (id === undefined) fail(`vocab lacks the single-byte token for byte ${b} (not a byte-level BPE vocabulary?)`);
-      this.byteIds[b] = id!;
+      // Some real vocabularies (SmolLM2) lack a few rare bytes (controls, 0xC0, 0xF1...); space and printable ASCII must be there.
+      if (id === undefined && b >= 0x20 && b <= 0x7e) fail(`vocab lacks the single-byte token for byte ${b} (not a byte-level BPE vocabulary?)`);
+      this.byteIds[b] = id ?? MISSING_BYTE;
+      if (id === undefined) this.missingBytes++;
     }
     for (const t of spec.addedTokens) {
       if (!Number.isInteger(t.id) || t.id < 0 || t.id >= MAX_ID) fail(`added token ${JSON.stringify(t.content)} has bad id ${t.id}`);
@@ -269,7 +281,7 @@ export class BpeTokenizer {
         }
         // The key is a fresh copy: `piece` is a slice of the caller's text, and V8 keeps a slice's
         // whole source string alive, so caching it would pin every prompt ever encoded.
-        this.cache.set(KEY_DECODER.decode(bytes), ids);
+        this.cache.set(DECODER.decode(bytes), ids);
         this.cacheChars += piece.length;
       }
     }
@@ -282,21 +294,23 @@ export class BpeTokenizer {
     while (ids.length > 1) {
       let best = Infinity;
       for (let i = 0; i + 1 < ids.length; i++) {
-        const r = this.ranks.get(pairKey(ids[i]!, ids[i + 1]!));
+        const a = ids[i]!, b = ids[i + 1]!;
+        if (a < 0 || b < 0) continue;
+        const r = this.ranks.get(pairKey(a, b));
         if (r !== undefined && r < best) best = r;
       }
       if (best === Infinity) break;
       const c = this.mergedId[best]!;
       const next: number[] = [];
       for (let i = 0; i < ids.length; i++) {
-        if (i + 1 < ids.length && this.ranks.get(pairKey(ids[i]!, ids[i + 1]!)) === best) {
+        if (i + 1 < ids.length && ids[i]! >= 0 && ids[i + 1]! >= 0 && this.ranks.get(pairKey(ids[i]!, ids[i + 1]!)) === best) {
           next.push(c);
           i++;
         } else next.push(ids[i]!);
       }
       ids = next;
     }
-    return ids;
+    return this.missingBytes === 0 ? ids : ids.filter((id) => id !== MISSING_BYTE);
   }
 }
 
