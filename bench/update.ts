@@ -25,17 +25,16 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { numberOption, parseOptions, printJson } from "../src/cli/args.ts";
 import { resolveConfig } from "../src/config/presets.ts";
-import { Rng } from "../src/core/rng.ts";
 import { UsageError } from "../src/core/errors.ts";
 import { cpuInfo } from "../src/engine/cpu.ts";
 import { getEngine } from "../src/engine/engine.ts";
 import { loadCheckpoint } from "../src/model/checkpoint.ts";
-import { KvCache } from "../src/model/kv-cache.ts";
 import { Transformer } from "../src/model/transformer.ts";
 import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { StageTimer } from "../src/train/timer.ts";
 import { demoOverrides } from "./demo-schedule.ts";
+import { decodeTokS } from "./decode.ts";
 import { peerPython, runPeer } from "./peer.ts";
 
 type MethodResult = {
@@ -72,33 +71,6 @@ function gemmGflops(n: number, reps: number, dtype: "f32" | "bf16"): number {
     best = Math.min(best, (performance.now() - t) / 1000);
   }
   return (2 * n ** 3) / best / 1e9;
-}
-
-/** Greedy batched decoding with a KV cache: tokens per second over prefill + decode (best of reps). */
-function decodeTokS(model: Transformer, batch: number, promptLen: number, newTokens: number, reps: number): number {
-  const V = model.config.vocabSize, rng = Rng.from(7);
-  const prompts = Array.from({ length: batch }, () => Array.from({ length: promptLen }, () => rng.int(V)));
-  const rows = Array.from({ length: batch }, (_, i) => i);
-  const once = () => {
-    const cache = new KvCache(model, batch, promptLen + newTokens);
-    let logits = cache.append(rows, prompts);
-    for (let t = 0; t < newTokens; t++) {
-      const next = rows.map((i) => {
-        let arg = 0;
-        for (let j = 1; j < V; j++) if (logits[i * V + j]! > logits[i * V + arg]!) arg = j;
-        return [arg];
-      });
-      logits = cache.append(rows, next);
-    }
-  };
-  once();
-  let best = Infinity;
-  for (let i = 0; i < reps; i++) {
-    const t = performance.now();
-    once();
-    best = Math.min(best, (performance.now() - t) / 1000);
-  }
-  return (batch * newTokens) / best;
 }
 
 /**
