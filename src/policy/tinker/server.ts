@@ -27,7 +27,7 @@ import type { SampleRequest } from "../policy.ts";
 export type TinkerServerOptions = {
   /** Longest `retrieve_future` wait before 408, in milliseconds. @default 30000 */
   readonly pollMs?: number;
-  /** Body size (default 64 MiB here: a `forward_backward` carries whole batches), timeouts and connection cap. */
+  /** Body size (default 64 MiB here: a `forward_backward` carries whole batches), timeouts and connection cap (default 512 here). */
   readonly limits?: Partial<HttpLimits>;
   /** When set, requests (but `GET /api/v1/healthz`) must carry `X-API-Key: <apiKey>`. */
   readonly apiKey?: string;
@@ -133,7 +133,10 @@ function sampleRequestOf(body: Json): { request: SampleRequest; n: number; promp
  */
 export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOptions = {}): Server {
   const pollMs = options.pollMs ?? 30_000;
-  const limits = resolveHttpLimits({ maxBodyBytes: 64 * 1024 * 1024, ...options.limits });
+  // 512 connections: TinkerPolicy keeps up to 256 requests in flight (one per sequence), and a
+  // connection past the cap is closed unanswered; the client chunks bodies to 5 MB, so memory stays
+  // far below 512 x 64 MiB in practice.
+  const limits = resolveHttpLimits({ maxBodyBytes: 64 * 1024 * 1024, maxConnections: 512, ...options.limits });
   const future = (id: string) => ({ request_id: id, future_id: id, status: "pending" });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
