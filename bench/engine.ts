@@ -21,8 +21,8 @@ import { getEngine } from "../src/engine/engine.ts";
 import { presetConfig } from "../src/model/config.ts";
 import { ParamStore } from "../src/model/params.ts";
 import { Transformer } from "../src/model/transformer.ts";
-import { KvCache } from "../src/model/kv-cache.ts";
 import { AdamW } from "../src/model/adamw.ts";
+import { decodeTokS } from "./decode.ts";
 import { peerPython, runPeer } from "./peer.ts";
 
 type Out = Record<string, number | string | boolean | null | string[] | number[]>;
@@ -51,24 +51,6 @@ function matmulGflops(dtype: "f32" | "bf16", n: number, reps: number): { wall: n
   const c = new Float32Array(n * n);
   const t = timed(reps, () => e.matmul(c, a, a, n, n, n, false, true, false, dtype));
   return { wall: (2 * n ** 3) / t.s / 1e9, perCpuSecond: (2 * n ** 3) / t.cpu / 1e9 };
-}
-
-function greedyTokS(model: Transformer, batch: number, promptLen: number, newTokens: number, rng: Rng): number {
-  const V = model.config.vocabSize;
-  const run = () => {
-    const cache = new KvCache(model, batch, promptLen + newTokens);
-    const rows = Array.from({ length: batch }, (_, i) => i);
-    let logits = cache.append(rows, rows.map(() => Array.from({ length: promptLen }, () => rng.int(V))));
-    for (let t = 0; t < newTokens; t++) {
-      const next = rows.map((i) => {
-        let arg = 0;
-        for (let j = 1; j < V; j++) if (logits[i * V + j]! > logits[i * V + arg]!) arg = j;
-        return [arg];
-      });
-      logits = cache.append(rows, next);
-    }
-  };
-  return (batch * newTokens) / best(1, run);
 }
 
 function qwenChild(seqLen: number, timeoutS: number, notes: string[]): { best_s: number; peak_rss_mb: number; dtype: string } | null {
@@ -137,7 +119,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const ours = () => {
     const f32 = trainStep("f32")!;
     const score = best(reps, () => models.get("f32")!.logprobs(rows));
-    const s1 = greedyTokS(models.get("f32")!, 1, 16, 64, rng), s32 = greedyTokS(models.get("f32")!, 32, 16, 64, rng);
+    const s1 = decodeTokS(models.get("f32")!, 1, 16, 64, 1), s32 = decodeTokS(models.get("f32")!, 32, 16, 64, 1);
     return { f32, score: (B * T) / score, s1, s32 };
   };
   const keepBest = (r: ReturnType<typeof ours>) => {
