@@ -303,9 +303,13 @@ export class TinkerEngine {
       return { tokens, start: 1 };
     });
     const n = requests.map((r) => r.tokens.length - 1);
-    const weightsOf = (i: number) => tensor(data[i]!, "weights", i) ?? new Array<number>(n[i]!).fill(1);
+    // Each datum's tensors are read (and type-checked) once: the per-token loops below index
+    // them, and re-reading a tensor per token made a pass quadratic in the sequence length.
+    const weights = data.map((d, i) => tensor(d, "weights", i) ?? new Array<number>(n[i]!).fill(1));
+    const weightsOf = (i: number) => weights[i]!;
     const mean = this.options.reduction === "sequence-mean";
-    const denom = (i: number) => (mean ? Math.max(weightsOf(i).reduce((a, b) => a + b, 0), 1e-9) : 1);
+    const denoms = weights.map((w) => (mean ? Math.max(w.reduce((a, b) => a + b, 0), 1e-9) : 1));
+    const denom = (i: number) => denoms[i]!;
     let logprobs: Float32Array[];
     let lossPerToken: (i: number, lp: Float32Array) => Float32Array;
     if (lossFn === "cross_entropy") {
@@ -313,8 +317,10 @@ export class TinkerEngine {
       if (forwardOnly) logprobs = await m.policy.score(requests);
       else logprobs = await m.policy.backwardScored(requests, requests.map((_, i) => Float32Array.from(weightsOf(i), (w) => -w / denom(i))));
     } else {
-      const old = (i: number) => tensor(data[i]!, "logprobs", i) ?? [];
-      const adv = (i: number) => tensor(data[i]!, "advantages", i) ?? [];
+      const olds = data.map((d, i) => tensor(d, "logprobs", i) ?? []);
+      const advs = data.map((d, i) => tensor(d, "advantages", i) ?? []);
+      const old = (i: number) => olds[i]!;
+      const adv = (i: number) => advs[i]!;
       data.forEach((_, i) => {
         if (old(i).length !== n[i] || adv(i).length !== n[i]) throw new ProtocolError(400, `datum ${i}: importance_sampling needs logprobs and advantages of ${n[i]} entries`);
       });
