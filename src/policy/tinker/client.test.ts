@@ -256,3 +256,29 @@ test("our Tinker server: X-API-Key when configured (healthz open), and an over-l
     client.close();
   }
 });
+
+test("our Tinker server keeps the 4 newest sampling sessions and 4 loaded sampler checkpoints; older checkpoints load again from disk", async () => {
+  // Before: every save_weights_for_sampler stayed in memory (weights plus a used KV cache, about
+  // 150 MB per update at the demo size), so a long run grew the server without bound.
+  const { url, tokenizer } = await ourServer();
+  const client = await TinkerClient.connect({ baseUrl: url });
+  try {
+    const model = await client.createModel("tiny", 0);
+    const prompt = tokenizer.encode("go to the desk");
+    const params = { max_tokens: 2, temperature: 0, top_p: 1, top_k: -1, seed: 0 };
+    const sessions: string[] = [];
+    for (let i = 0; i < 6; i++) sessions.push((await client.saveWeightsForSampler(model)).samplingSessionId!);
+    await assert.rejects(client.asample({ samplingSessionId: sessions[0]! }, prompt, params), /HTTP 404: Sampling session not found \(this server keeps the 4 newest/);
+    await assert.rejects(client.asample({ samplingSessionId: sessions[1]! }, prompt, params), /HTTP 404/);
+    const newest = await client.asample({ samplingSessionId: sessions[5]! }, prompt, params);
+    const oldestKept = await client.asample({ samplingSessionId: sessions[2]! }, prompt, params);
+    assert.deepEqual(oldestKept.sequences[0]!.tokens, newest.sequences[0]!.tokens, "same weights, same greedy tokens");
+    const paths: string[] = [];
+    for (let i = 0; i < 6; i++) paths.push((await client.saveWeightsForSampler(model, `ckpt${i}`)).path!);
+    // ckpt0 was evicted from memory (4 kept) and loads again from the state directory.
+    const reloaded = await client.asample({ modelPath: paths[0]! }, prompt, params);
+    assert.deepEqual(reloaded.sequences[0]!.tokens, newest.sequences[0]!.tokens);
+  } finally {
+    client.close();
+  }
+});

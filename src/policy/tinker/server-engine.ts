@@ -377,10 +377,14 @@ export class TinkerEngine {
         if (path === null) {
           const id = newId("sampling");
           this.samplers.set(id, frozen);
+          // Each update makes one; kept without bound, their weights and KV caches (about 150 MB
+          // each at the demo size once used) would grow the server by that much per update.
+          evictOldest(this.samplers, MAX_SAMPLING_SESSIONS);
           return { kind: "json", value: { sampling_session_id: id, path: null } };
         }
         await frozen.save(join(this.options.stateDir, modelId, "sampler", path));
         this.samplerCheckpoints.set(`${modelId}/${path}`, frozen);
+        evictOldest(this.samplerCheckpoints, MAX_LOADED_SAMPLER_CHECKPOINTS);
         return { kind: "json", value: { path: `tinker://${modelId}/sampler_weights/${path}` } };
       },
     }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify(["sampler", path]));
@@ -417,7 +421,7 @@ export class TinkerEngine {
     let policy: Policy;
     if (body.sampling_session_id !== undefined) {
       const s = this.samplers.get(body.sampling_session_id);
-      if (s === undefined) throw new ProtocolError(404, "Sampling session not found");
+      if (s === undefined) throw new ProtocolError(404, `Sampling session not found (this server keeps the ${MAX_SAMPLING_SESSIONS} newest; save_weights_for_sampler makes a new one)`);
       policy = s;
     } else if (body.model_path !== undefined) {
       policy = await this.samplerCheckpoint(body.model_path);
@@ -437,10 +441,16 @@ export class TinkerEngine {
     if (m === null) throw new ProtocolError(400, "model_path must be tinker://<model_id>/sampler_weights/<checkpoint_id>");
     const key = `${m[1]}/${m[2]}`;
     const cached = this.samplerCheckpoints.get(key);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      // Most recently used last, so eviction drops the one unused longest.
+      this.samplerCheckpoints.delete(key);
+      this.samplerCheckpoints.set(key, cached);
+      return cached;
+    }
     const dir = this.samplerDir(path);
     const frozen = await (await EmbeddedPolicy.load(dir)).snapshot();
     this.samplerCheckpoints.set(key, frozen);
+    evictOldest(this.samplerCheckpoints, MAX_LOADED_SAMPLER_CHECKPOINTS);
     return frozen;
   }
 
@@ -451,6 +461,23 @@ export class TinkerEngine {
     const dir = join(this.options.stateDir, m[1]!, "sampler", m[2]!);
     if (!existsSync(join(dir, "config.json"))) throw new ProtocolError(404, `checkpoint not found: ${path}`);
     return dir;
+  }
+}
+
+/**
+ * Ephemeral sampling sessions kept in memory (the newest; a client samples from the one of its
+ * current update), and named sampler checkpoints kept loaded (the most recently used; the others
+ * stay on disk and load again when asked for).
+ */
+export const MAX_SAMPLING_SESSIONS = 4;
+/** See `MAX_SAMPLING_SESSIONS`. */
+export const MAX_LOADED_SAMPLER_CHECKPOINTS = 4;
+
+/** Drops the oldest entries of an insertion-ordered map until it holds at most `max`. */
+function evictOldest<K, V>(map: Map<K, V>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(key);
   }
 }
 
