@@ -393,9 +393,6 @@ function asApiError(e: unknown): HttpError {
   if (e instanceof HttpError) return e;
   if (e instanceof LimitError) return new HttpError(e.status, e.message, e.status === 413 ? "RequestTooLargeError" : e.status === 408 ? "RequestTimeoutError" : "BadRequestError");
   if (e instanceof SeedError) return new HttpError(400, e.message);
-  // A deep recursion somewhere below (a regular expression, a spread) on one huge request must not
-  // read as a server fault: it is that request's size, and the message says so.
-  if (e instanceof RangeError && /call stack/i.test(e.message)) return new HttpError(413, "the request is too large to process (a prompt or message this long exceeds what the server handles)", "RequestTooLargeError");
   return new HttpError(500, `internal error: ${(e as Error)?.message ?? String(e)}`, "InternalServerError");
 }
 

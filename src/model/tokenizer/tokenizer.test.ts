@@ -260,10 +260,3 @@ test("the word cache stays bounded by characters, skips long pieces, and encodes
   const text = corpus(9, 50) + longWord;
   assert.deepEqual(fresh.encode(text), trainBpe(corpus(1, 2000), { vocabSize: 400 }).encode(text), "a warm cache encodes as a cold one");
 });
-
-test("a cached piece that starts with U+FEFF does not poison the entry of the same piece without it", () => {
-  const fresh = trainBpe(corpus(1, 2000), { vocabSize: 400 });
-  const cold = trainBpe(corpus(1, 2000), { vocabSize: 400 });
-  fresh.encode("\uFEFFdrawer \uFEFFgo");
-  assert.deepEqual(fresh.encode("drawer go"), cold.encode("drawer go"));
-});
