@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { getEngine } from "../src/engine/engine.ts";
 import { loadGguf, readGgufBytes } from "../src/model/gguf/load.ts";
-import { llamaCppActivationEngine, llamaCppWeights } from "../src/model/gguf/llamacpp-numerics.ts";
+import { llamaCppActivationEngine, llamaCppWeights } from "../src/testing/llamacpp-numerics.ts";
 import { parseGguf } from "../src/model/gguf/reader.ts";
 import { Transformer } from "../src/model/transformer.ts";
 import { compareForward, compareRows, compareTokenizers, fidelityIds, llamaCppRows, writeF32Copy } from "../src/testing/gguf-fidelity.ts";

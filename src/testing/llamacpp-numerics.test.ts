@@ -3,11 +3,11 @@
 // product written out from its definition (d_w d_x Σ q_w q_x + m_w s, s = f16(d_x Σ q_x)).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Rng } from "../../core/rng.ts";
-import { getEngine } from "../../engine/engine.ts";
-import { dequantize, floatToHalf, GGML_TYPE, halfToFloat, q4_1Mins } from "./dequant.ts";
+import { Rng } from "../core/rng.ts";
+import { getEngine } from "../engine/engine.ts";
+import { dequantize, floatToHalf, GGML_TYPE, halfToFloat, q4_1Mins } from "../model/gguf/dequant.ts";
 import { llamaCppActivationEngine, roundToQ8Blocks } from "./llamacpp-numerics.ts";
-import { encodeTensor } from "./writer.ts";
+import { encodeTensor } from "../model/gguf/writer.ts";
 
 const h = (x: number) => halfToFloat(floatToHalf(x));
 

@@ -12,13 +12,13 @@
  *   matmul over the per-block mins (`Q4_1` needs them: `q4_1Mins`).
  * What remains is summation order.
  */
-import type { Engine } from "../../engine/engine.ts";
-import type { ModelConfig } from "../config.ts";
-import { layerNames, type ParamStore } from "../params.ts";
-import { floatToHalf, GGML_TYPE, halfToFloat, q4_1Mins } from "./dequant.ts";
-import { ggufTensorNames } from "./load.ts";
-import { unpermuteRows } from "./permute.ts";
-import type { GgufFile } from "./reader.ts";
+import type { Engine } from "../engine/engine.ts";
+import type { ModelConfig } from "../model/config.ts";
+import { layerNames, type ParamStore } from "../model/params.ts";
+import { floatToHalf, GGML_TYPE, halfToFloat, q4_1Mins } from "../model/gguf/dequant.ts";
+import { ggufTensorNames } from "../model/gguf/load.ts";
+import { unpermuteRows } from "../model/gguf/permute.ts";
+import type { GgufFile } from "../model/gguf/reader.ts";
 
 /** How llama.cpp multiplies by one weight: its ggml type, and for Q4_1 the per-block mins [out, in/32]. */
 export type QuantisedWeight = { readonly type: number; readonly mins?: Float32Array };
