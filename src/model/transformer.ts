@@ -168,6 +168,27 @@ export class Transformer {
   }
 
   /**
+   * `logprobs` of each row, plus the raw logits of the token after each row's last one
+   * ([rows, vocab], row after row): a prompt's log-probs and its next-token distribution from
+   * one forward pass (a score pass gives only the first, a sampling prefill only the second).
+   * Rows must leave room for one more token within maxContext.
+   */
+  logprobsAndNext(batch: readonly ScoreRow[]): { logprobs: Float32Array[]; next: Float32Array } {
+    const c = this.config, D = c.dModel, V = c.vocabSize;
+    // A placeholder target (id 0) after each row makes the pass compute the hidden state after
+    // its last real token; its own log-prob is dropped.
+    const rows: ScoreRow[] = batch.map((r) => ({ tokens: [...Array.from(r.tokens), 0], start: r.start, ...(r.allowed !== undefined ? { allowed: [...r.allowed, null] } : {}) }));
+    const st = this.forward(packBatch(rows, V, c.maxContext), null);
+    const off = st.p.scoreOffsets, last = new Float32Array(batch.length * D);
+    for (let b = 0; b < batch.length; b++) last.set(st.hn.subarray((off[b + 1]! - 1) * D, off[b + 1]! * D), b * D);
+    const next = new Float32Array(batch.length * V);
+    this.engine.matmul(next, last, headWeight(this.params), batch.length, V, D, false, true, false, "f32");
+    const logprobs: Float32Array[] = [];
+    for (let b = 0; b < batch.length; b++) logprobs.push(st.logp.slice(off[b]!, off[b + 1]! - 1));
+    return { logprobs, next };
+  }
+
+  /**
    * Accumulate into `grads` the gradient of Σ_rows Σ_t weights[row][t] · logprob[row][t]
    * (weights laid out like `logprobs`' output). Returns the log-probs of the forward it ran.
    * Gradients are of the objective as given: pass loss weights (e.g. −1/n for NLL) to descend.

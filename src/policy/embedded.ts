@@ -20,7 +20,7 @@ import { loadCheckpoint, saveCheckpoint, type Checkpoint, type CheckpointState, 
 import { hasQkNorm, headDim, qDim, type ModelConfig } from "../model/config.ts";
 import { KvCache } from "../model/kv-cache.ts";
 import { ParamStore } from "../model/params.ts";
-import { decodeBatch, type DecodeRequest, type DecodeSession } from "../model/sample.ts";
+import { checkSamplingParams, decodeBatch, pickToken, PickScratch, type DecodeRequest, type DecodeSession } from "../model/sample.ts";
 import type { BpeTokenizer } from "../model/tokenizer/bpe.ts";
 import { Transformer } from "../model/transformer.ts";
 import { chunks } from "./batching.ts";
@@ -68,7 +68,7 @@ function defaultBatchTokens(c: ModelConfig): number {
 }
 
 /** Sampling and scoring over a transformer; the base of both embedded policies. */
-class EmbeddedBase implements Policy {
+export class EmbeddedBase implements Policy {
   readonly tokenizer: BpeTokenizer;
   readonly maxContext: number;
   readonly config: ModelConfig;
@@ -148,6 +148,36 @@ class EmbeddedBase implements Policy {
     const out: Float32Array[] = [];
     for (const [a, b] of chunks(requests, this.maxBatchTokens)) out.push(...this.model.logprobs(requests.slice(a, b)));
     return out;
+  }
+
+  /**
+   * The log-prob of every prompt token after the first and one sampled next token per request,
+   * from a single forward pass each: what a Tinker `asample` with `prompt_logprobs` and
+   * `max_tokens: 1` asks for (a sampling prefill plus a score pass would run the prompt twice).
+   * Each request samples one token with no constraint and no stop strings, from
+   * `Rng.from(seed)` as `sample` does, and must leave room for it in the context.
+   * @throws SeedError for a request outside that shape
+   */
+  async scoreAndSampleOne(requests: readonly SampleRequest[]): Promise<{ promptLogprobs: Float32Array[]; samples: Sample[] }> {
+    requests.forEach((r, i) => {
+      if (r.maxTokens !== 1 || r.constraint !== undefined || (r.stopStrings?.length ?? 0) > 0) throw new SeedError(`scoreAndSampleOne: request ${i} must sample exactly one token, without a constraint or stop strings`);
+      if (r.prompt.length < 1 || r.prompt.length >= this.maxContext) throw new SeedError(`scoreAndSampleOne: request ${i} has ${r.prompt.length} prompt tokens; it needs 1 to ${this.maxContext - 1}`);
+      checkSamplingParams({ temperature: r.temperature ?? 1, topP: r.topP ?? 1, topK: r.topK ?? 0 });
+    });
+    const rows = requests.map((r) => ({ tokens: r.prompt, start: 1 }));
+    const promptLogprobs: Float32Array[] = [], samples: Sample[] = [];
+    const scratch = new PickScratch(), V = this.config.vocabSize, tok = this.tokenizer;
+    // One placeholder token per row: chunks are sized for the rows as they will be packed.
+    for (const [a, b] of chunks(requests.map((r) => ({ tokens: { length: r.prompt.length + 1 } })), this.maxBatchTokens)) {
+      const { logprobs, next } = this.model.logprobsAndNext(rows.slice(a, b));
+      promptLogprobs.push(...logprobs);
+      for (let i = a; i < b; i++) {
+        const r = requests[i]!;
+        const pick = pickToken(next.subarray((i - a) * V, (i - a + 1) * V), tok.vocabSize, { temperature: r.temperature ?? 1, topP: r.topP ?? 1, topK: r.topK ?? 0 }, null, Rng.from(r.seed), scratch);
+        samples.push({ tokens: [pick.token], logprobs: [pick.logprob], finishReason: (r.stopTokens ?? [tok.eosId]).includes(pick.token) ? "stop" : "length" });
+      }
+    }
+    return { promptLogprobs, samples };
   }
 }
 

@@ -105,7 +105,13 @@ test("against our server: a chunked forward equals an unchunked one, forward equ
     const b = await chunked.forward(model2, data);
     assert.deepEqual(b.loss_fn_outputs.map((o) => o["logprobs"]!.data), a.loss_fn_outputs.map((o) => o["logprobs"]!.data));
     const p = await whole.asample({ baseModel: "tiny" }, seqs[0]!, { max_tokens: 1, temperature: 1, top_p: 1, top_k: -1, seed: 0 }, { promptLogprobs: true });
-    assert.deepEqual(p.prompt_logprobs!.slice(1), a.loss_fn_outputs[0]!["logprobs"]!.data);
+    // One pass serves both (the prompt plus a placeholder row), so the packed shape differs from
+    // the forward's and the last bits of f32 may too.
+    const forwardLp = a.loss_fn_outputs[0]!["logprobs"]!.data;
+    assert.equal(p.prompt_logprobs!.length, forwardLp.length + 1);
+    assert.equal(p.prompt_logprobs![0], null);
+    p.prompt_logprobs!.slice(1).forEach((x, i) => assert.ok(Math.abs(x! - forwardLp[i]!) <= 1e-5, `prompt log-prob ${i}: ${x} vs ${forwardLp[i]}`));
+    assert.equal(p.sequences[0]!.tokens.length, 1);
     // The same idempotency key twice: one model, not two.
     const t = new Transport({ baseUrl: url });
     const key = t.newKey();

@@ -19,7 +19,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { EmbeddedPolicy, type FrozenPolicy } from "../embedded.ts";
+import { EmbeddedBase, EmbeddedPolicy, type FrozenPolicy } from "../embedded.ts";
 import type { Policy, SampleRequest, ScoreRequest } from "../policy.ts";
 import { datumInput, type Datum, type ForwardBackwardOutput, type SampleResult, type TensorData } from "./wire.ts";
 
@@ -225,6 +225,16 @@ export class TinkerEngine {
 
   private async runSamples(batch: Job[]): Promise<void> {
     const policy = batch[0]!.sample!.policy;
+    // Prompt log-probs with one throw-away token (how clients score on a sampler: the SDK's
+    // compute_logprobs, our TinkerSnapshot) take one forward pass instead of a prefill plus a score.
+    if (policy instanceof EmbeddedBase) {
+      const onePass = batch.filter((j) => oneTokenScoring(j.sample!, policy.maxContext));
+      if (onePass.length > 0) {
+        await this.runScoreAndSampleOne(policy, onePass);
+        batch = batch.filter((j) => !onePass.includes(j));
+        if (batch.length === 0) return;
+      }
+    }
     const requests = batch.flatMap((j) => Array.from({ length: j.sample!.n }, (_, i) => ({ ...j.sample!.request, seed: (j.sample!.request.seed + i) >>> 0 })));
     try {
       const samples = await policy.sample(requests);
@@ -240,6 +250,18 @@ export class TinkerEngine {
         };
         this.settle(j.futureId, { kind: "sample", value: result });
       }
+    } catch (e) {
+      for (const j of batch) this.settle(j.futureId, null, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private async runScoreAndSampleOne(policy: EmbeddedBase, batch: Job[]): Promise<void> {
+    try {
+      const { promptLogprobs, samples } = await policy.scoreAndSampleOne(batch.map((j) => ({ ...j.sample!.request, seed: j.sample!.request.seed >>> 0 })));
+      batch.forEach((j, i) => {
+        const s = samples[i]!;
+        this.settle(j.futureId, { kind: "sample", value: { sequences: [{ stop_reason: s.finishReason === "stop" ? "stop" : "length", tokens: s.tokens, logprobs: s.logprobs }], prompt_logprobs: [null, ...Array.from(promptLogprobs[i]!)] } });
+      });
     } catch (e) {
       for (const j of batch) this.settle(j.futureId, null, e instanceof Error ? e.message : String(e));
     }
@@ -479,6 +501,12 @@ function evictOldest<K, V>(map: Map<K, V>, max: number): void {
     if (map.size <= max) return;
     map.delete(key);
   }
+}
+
+/** A prompt-log-prob request that samples a single token: what `scoreAndSampleOne` serves in one pass. */
+function oneTokenScoring(s: NonNullable<Job["sample"]>, maxContext: number): boolean {
+  const r = s.request;
+  return s.promptLogprobs && s.n === 1 && r.maxTokens === 1 && r.constraint === undefined && (r.stopStrings?.length ?? 0) === 0 && r.prompt.length < maxContext;
 }
 
 function tensor(d: Datum, name: string, i: number): number[] | undefined {
