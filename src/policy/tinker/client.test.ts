@@ -288,3 +288,25 @@ test("our Tinker server keeps the 4 newest sampling sessions and 4 loaded sample
     client.close();
   }
 });
+
+test("a tagged group (X-Seed-Batch) runs as one batch in index order however it arrives: the numbers of the in-process batch", async () => {
+  const { url, dir, tokenizer } = await ourServer();
+  const client = await TinkerClient.connect({ baseUrl: url });
+  try {
+    const prompts = ["go to the desk", "open drawer 2 and look", "take the apple from", "You arrive at the"].map((t) => tokenizer.encode(t));
+    const params = (seed: number) => ({ max_tokens: 6, temperature: 1, top_p: 1, top_k: -1, seed, stop: [tokenizer.eosId] });
+    // Members arrive in reverse order, 15 ms apart: far beyond the untagged burst window.
+    const pending = [3, 2, 1, 0].map(async (i, k) => {
+      await new Promise((r) => setTimeout(r, 15 * k));
+      return { i, res: await client.asample({ baseModel: "tiny" }, prompts[i]!, params(40 + i), { batch: { id: "g1", index: i, size: prompts.length } }) };
+    });
+    const remote = (await Promise.all(pending)).sort((a, b) => a.i - b.i).map((x) => x.res.sequences[0]!);
+    const local = await (await EmbeddedPolicy.load(dir)).sample(prompts.map((p, i) => ({ prompt: p, maxTokens: 6, seed: 40 + i, stopTokens: [tokenizer.eosId] })));
+    assert.deepEqual(remote.map((s) => s.tokens), local.map((s) => s.tokens));
+    assert.deepEqual(remote.map((s) => s.logprobs), local.map((s) => s.logprobs.map((x) => Math.fround(x))));
+    const bad = new Transport({ baseUrl: url });
+    await assert.rejects(bad.post("asample", { json: { prompt: { chunks: [{ type: "encoded_text", tokens: prompts[0] }] }, sampling_params: params(1), num_samples: 1, base_model: "tiny" } }, { headers: { "X-Seed-Batch": "g2 4 4" } }), /HTTP 400: X-Seed-Batch must be '<batch id> <index> <size>' with index < size, got 'g2 4 4'/);
+  } finally {
+    client.close();
+  }
+});

@@ -18,7 +18,7 @@ import { awaitFuture } from "./futures.ts";
 import { encodeForwardBackward } from "./proto.ts";
 import { Session } from "./session.ts";
 import { TinkerError, Transport, type TransportOptions } from "./transport.ts";
-import { datumBytes, type AdamParams, type Datum, type ForwardBackwardOutput, type FutureResponse, type SampleResult, type SamplingParams } from "./wire.ts";
+import { BATCH_HEADER, datumBytes, type AdamParams, type BatchMember, type Datum, type ForwardBackwardOutput, type FutureResponse, type SampleResult, type SamplingParams } from "./wire.ts";
 
 /** Options of {@link TinkerClient.connect}. */
 export type TinkerClientOptions = TransportOptions & {
@@ -103,9 +103,9 @@ export class TinkerClient {
     return `POST ${this.baseUrl}/api/v1/${op}`;
   }
 
-  private async queue(op: string, body: Record<string, unknown>): Promise<string> {
+  private async queue(op: string, body: Record<string, unknown>, headers?: Readonly<Record<string, string>>): Promise<string> {
     this.session.check();
-    const reply = await this.transport.post(op, { json: body });
+    const reply = await this.transport.post(op, { json: body }, headers === undefined ? {} : { headers });
     return this.requestIdOf(op, reply);
   }
 
@@ -200,8 +200,13 @@ export class TinkerClient {
     return out;
   }
 
-  /** Samples `numSamples` continuations of `prompt` (seeded); `promptLogprobs` also scores the prompt. */
-  async asample(from: SamplerRef, prompt: readonly number[], params: SamplingParams, options: { numSamples?: number; promptLogprobs?: boolean } = {}): Promise<SampleResult> {
+  /**
+   * Samples `numSamples` continuations of `prompt` (seeded); `promptLogprobs` also scores the
+   * prompt. `batch` marks the request as member `index` of `size` requests sent together
+   * (header `X-Seed-Batch`, see `BATCH_HEADER`): our server runs such a group as one batch in
+   * index order; other servers ignore the header.
+   */
+  async asample(from: SamplerRef, prompt: readonly number[], params: SamplingParams, options: { numSamples?: number; promptLogprobs?: boolean; batch?: BatchMember } = {}): Promise<SampleResult> {
     const body: Record<string, unknown> = { prompt: { chunks: [{ type: "encoded_text", tokens: [...prompt] }] }, sampling_params: params, num_samples: options.numSamples ?? 1, type: "sample" };
     if ("samplingSessionId" in from) {
       const n = (this.samplerSeqs.get(from.samplingSessionId) ?? 0) + 1;
@@ -211,7 +216,8 @@ export class TinkerClient {
     } else if ("modelPath" in from) body["model_path"] = from.modelPath;
     else body["base_model"] = from.baseModel;
     if (options.promptLogprobs) body["prompt_logprobs"] = true;
-    const id = await this.queue("asample", body);
+    const b = options.batch;
+    const id = await this.queue("asample", body, b === undefined ? undefined : { [BATCH_HEADER]: `${b.id} ${b.index} ${b.size}` });
     const r = (await this.wait("asample", id, "sample")) as SampleResult | null;
     if (r === null || !Array.isArray(r.sequences)) throw new TinkerError(this.endpoint("asample"), 200, "the answer has no sequences");
     return r;

@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { EmbeddedBase, EmbeddedPolicy, type FrozenPolicy } from "../embedded.ts";
 import type { Policy, SampleRequest, ScoreRequest } from "../policy.ts";
-import { datumInput, type Datum, type ForwardBackwardOutput, type SampleResult, type TensorData } from "./wire.ts";
+import { datumInput, type BatchMember, type Datum, type ForwardBackwardOutput, type SampleResult, type TensorData } from "./wire.ts";
 
 /** A protocol-level failure: HTTP status and the message the client will quote. */
 export class ProtocolError extends Error {
@@ -58,7 +58,10 @@ function newId(prefix: string): string {
 
 const NAME = /^[a-zA-Z0-9_-]{1,255}$/;
 
-type Job = { futureId: string; run: () => Promise<FutureValue>; sample?: { policy: Policy; request: SampleRequest; promptLogprobs: boolean; n: number } };
+type Job = { futureId: string; run: () => Promise<FutureValue>; sample?: { policy: Policy; request: SampleRequest; promptLogprobs: boolean; n: number; group?: BatchMember } };
+
+/** Longest wait for the rest of a tagged group (a client that died mid-burst must not stall the queue). */
+const GROUP_WAIT_MS = 2_000;
 
 /** The engine of our Tinker server. */
 export class TinkerEngine {
@@ -197,9 +200,14 @@ export class TinkerEngine {
     try {
       while (this.queue.length > 0) {
         await new Promise((r) => setImmediate(r));
-        if (this.queue[0]!.sample !== undefined) {
-          // A client sends a turn's sequences as concurrent requests: wait (up to 20 ms) until
-          // the burst has arrived, so it runs as one batched call.
+        const head = this.queue[0]!.sample;
+        if (head?.group !== undefined) {
+          // A tagged group (BATCH_HEADER): wait for all of it, so it runs as one batch.
+          const g = head.group, until = Date.now() + GROUP_WAIT_MS;
+          while (this.queue.filter((j) => j.sample?.group?.id === g.id).length < g.size && Date.now() < until) await new Promise((r) => setTimeout(r, 1));
+        } else if (head !== undefined) {
+          // An untagged client sends a turn's sequences as concurrent requests: wait (up to 20
+          // ms) until the burst has arrived, so it runs as one batched call.
           for (let i = 0, n = -1; i < 20 && n !== this.queue.length; i++) {
             n = this.queue.length;
             await new Promise((r) => setTimeout(r, 1));
@@ -209,6 +217,11 @@ export class TinkerEngine {
         if (job.sample !== undefined) {
           const batch = [job];
           while (this.queue[0]?.sample !== undefined && this.queue[0].sample.policy === job.sample.policy) batch.push(this.queue.shift()!);
+          // A group in its members' order (arrival order is a race): the batch the client would run in process.
+          const first = new Map<string, number>();
+          batch.forEach((j, i) => first.set(j.sample!.group?.id ?? j.futureId, first.get(j.sample!.group?.id ?? j.futureId) ?? i));
+          const key = (j: Job) => [first.get(j.sample!.group?.id ?? j.futureId)!, j.sample!.group?.index ?? 0] as const;
+          batch.sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
           await this.runSamples(batch);
           continue;
         }
@@ -439,7 +452,7 @@ export class TinkerEngine {
   }
 
   /** `asample` from a sampling session, a sampler checkpoint path or a base model. */
-  async asample(body: { sampling_session_id?: string; model_path?: string; base_model?: string }, request: SampleRequest, n: number, promptLogprobs: boolean): Promise<string> {
+  async asample(body: { sampling_session_id?: string; model_path?: string; base_model?: string }, request: SampleRequest, n: number, promptLogprobs: boolean, group?: BatchMember): Promise<string> {
     let policy: Policy;
     if (body.sampling_session_id !== undefined) {
       const s = this.samplers.get(body.sampling_session_id);
@@ -455,7 +468,7 @@ export class TinkerEngine {
     if (bad !== undefined) throw new ProtocolError(400, `token id ${bad} is outside the vocabulary (${vocab} tokens)`);
     if (request.prompt.length === 0) throw new ProtocolError(400, "the prompt is empty");
     if (!Number.isInteger(n) || n < 1 || n > 64) throw new ProtocolError(400, "num_samples must be an integer in [1, 64]");
-    return this.enqueue({ run: async () => ({ kind: "json", value: null }), sample: { policy, request, promptLogprobs, n } });
+    return this.enqueue({ run: async () => ({ kind: "json", value: null }), sample: { policy, request, promptLogprobs, n, ...(group === undefined ? {} : { group }) } });
   }
 
   private async samplerCheckpoint(path: string): Promise<Policy> {

@@ -20,7 +20,7 @@ import { HttpError, checkApiKey, createLimitedServer, readBody, resolveHttpLimit
 import { decodeForwardBackward, encodeForwardBackwardOutput, encodeSampleResponse } from "./proto.ts";
 import { ProtocolError, type TinkerEngine } from "./server-engine.ts";
 import { packDir } from "./tar.ts";
-import { PROTO_CONTENT_TYPE, type Datum } from "./wire.ts";
+import { BATCH_HEADER, PROTO_CONTENT_TYPE, type BatchMember, type Datum } from "./wire.ts";
 import type { SampleRequest } from "../policy.ts";
 
 /** Options of the HTTP layer. */
@@ -97,6 +97,15 @@ function datumsOf(input: Json): { data: Datum[]; lossFn: string } {
   };
 }
 
+/** The `X-Seed-Batch` header (`<id> <index> <size>`), or undefined when absent. @throws ProtocolError (400) when malformed */
+function batchMemberOf(header: string | string[] | undefined): BatchMember | undefined {
+  if (header === undefined) return undefined;
+  const m = /^(\S{1,128}) (\d{1,6}) (\d{1,6})$/.exec(Array.isArray(header) ? header.join(",") : header.trim());
+  const index = Number(m?.[2]), size = Number(m?.[3]);
+  if (m === null || size < 1 || index >= size) throw new ProtocolError(400, `${BATCH_HEADER} must be '<batch id> <index> <size>' with index < size, got '${header}'`);
+  return { id: m[1]!, index, size };
+}
+
 function sampleRequestOf(body: Json): { request: SampleRequest; n: number; promptLogprobs: boolean } {
   const prompt = tokensOf(obj(body, "prompt"), "prompt");
   const p = obj(body, "sampling_params");
@@ -136,7 +145,10 @@ export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOp
   // 512 connections: TinkerPolicy keeps up to 256 requests in flight (one per sequence), and a
   // connection past the cap is closed unanswered; the client chunks bodies to 5 MB, so memory stays
   // far below 512 x 64 MiB in practice.
-  const limits = resolveHttpLimits({ maxBodyBytes: 64 * 1024 * 1024, maxConnections: 512, ...options.limits });
+  // Keep-alive for 75 s, not 5: a trainer's connections sit idle through its analyze and update
+  // stages, and reconnecting a whole rollout turn's sockets at the next update spreads that
+  // turn's requests over several milliseconds, splitting one batch into two.
+  const limits = resolveHttpLimits({ maxBodyBytes: 64 * 1024 * 1024, maxConnections: 512, keepAliveTimeoutMs: 75_000, ...options.limits });
   const future = (id: string) => ({ request_id: id, future_id: id, status: "pending" });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -222,7 +234,7 @@ export function createTinkerServer(engine: TinkerEngine, options: TinkerServerOp
         const v = str(body, k, false);
         if (v !== undefined) from[k] = v;
       }
-      answer = future(await engine.asample(from, request, n, promptLogprobs));
+      answer = future(await engine.asample(from, request, n, promptLogprobs, batchMemberOf(req.headers[BATCH_HEADER.toLowerCase()])));
     } else throw new ProtocolError(404, `no route POST ${url.pathname}`);
     engine.remember(key, answer);
     send(res, 200, answer);

@@ -30,7 +30,7 @@ import { TinkerClient, type SamplerRef } from "./client.ts";
 import { readDescriptor, writeDescriptor, type TinkerDescriptor } from "./descriptor.ts";
 import { probeReduction, type Reduction } from "./reduction.ts";
 import { unpackTo } from "./tar.ts";
-import { datumOf, float32, type Datum, type SamplingParams } from "./wire.ts";
+import { datumOf, float32, type BatchMember, type Datum, type SamplingParams } from "./wire.ts";
 
 /** Connection settings not stored in the descriptor. */
 export type TinkerConnectOptions = {
@@ -45,6 +45,10 @@ export type TinkerConnectOptions = {
 };
 
 let connectDefaults: TinkerConnectOptions = {};
+
+// Batch ids unique per process and start time: several clients may share one server.
+const BATCH_PREFIX = `b${process.pid.toString(36)}${Date.now().toString(36)}`;
+let batchCounter = 0;
 
 /** Sets the connection settings of policies opened later through `loadTrainablePolicy` (the CLI's flags). */
 export function setTinkerConnectDefaults(options: TinkerConnectOptions): void {
@@ -100,16 +104,20 @@ abstract class TinkerBase implements Policy {
       if (r.stopStrings !== undefined && r.stopStrings.length > 0) throw new RemoteError("a Tinker policy stops on token ids only (the protocol's stop is all ids or all strings); drop the stop strings");
     }
     const from = await this.samplerRef();
+    const sent = requests.filter((r) => Math.min(r.maxTokens, this.maxContext - r.prompt.length) > 0).length;
+    const group = this.group(sent);
+    let index = 0;
     return pool(requests, this.concurrency, async (r): Promise<Sample> => {
       const budget = Math.min(r.maxTokens, this.maxContext - r.prompt.length);
       if (budget <= 0) return { tokens: [], logprobs: [], finishReason: r.prompt.length >= this.maxContext ? "context" : "length" };
+      const batch = group?.(index++);
       // The seed goes out as a signed 32-bit integer (SkyRL keeps it in an int32); servers that read
       // it back as unsigned (ours) get exactly the in-process seed.
       const params: SamplingParams = {
         max_tokens: budget, temperature: r.temperature ?? 1, top_p: r.topP ?? 1, top_k: (r.topK ?? 0) > 0 ? r.topK! : -1,
         seed: r.seed | 0, stop: [...(r.stopTokens ?? [this.tokenizer.eosId])],
       };
-      const res = await this.client.asample(from, r.prompt, params);
+      const res = await this.client.asample(from, r.prompt, params, batch === undefined ? {} : { batch });
       const s = res.sequences[0];
       if (s === undefined) throw new RemoteError(`tinker ${this.url}: asample returned no sequence`);
       let finishReason: FinishReason = s.stop_reason === "length" ? "length" : "stop";
@@ -118,11 +126,25 @@ abstract class TinkerBase implements Policy {
     });
   }
 
+  /**
+   * Tags for `size` requests sent together (`BATCH_HEADER`), in the order the pool sends them;
+   * none when the pool cannot have the whole group in flight at once (a server waiting for all of
+   * it would wait for requests the client holds back), or for a single request.
+   */
+  private group(size: number): ((index: number) => BatchMember) | undefined {
+    if (size < 2 || size > this.concurrency) return undefined;
+    const id = `${BATCH_PREFIX}-${++batchCounter}`;
+    return (index) => ({ id, index, size });
+  }
+
   /** Scores through prompt log-probs of `asample` on `from` (base model or a sampler checkpoint). */
   protected async scoreBySampler(from: SamplerRef, requests: readonly ScoreRequest[]): Promise<Float32Array[]> {
+    const group = this.group(requests.length);
+    let index = 0;
     return pool(requests, this.concurrency, async (r) => {
       const params: SamplingParams = { max_tokens: 1, temperature: 1, top_p: 1, top_k: -1, seed: 0 };
-      const res = await this.client.asample(from, r.tokens, params, { promptLogprobs: true });
+      const batch = group?.(index++);
+      const res = await this.client.asample(from, r.tokens, params, { promptLogprobs: true, ...(batch === undefined ? {} : { batch }) });
       const lp = res.prompt_logprobs;
       // One entry per prompt token (the first null: ours, the SDK's), or one per predicted token (SkyRL's JAX back end).
       const skip = lp == null ? -1 : lp.length === r.tokens.length ? 0 : lp.length === r.tokens.length - 1 ? 1 : -1;

@@ -90,7 +90,7 @@ export class Transport {
    * `retryable(status)` may widen what counts as transient (retrieve_future's 408).
    * @throws TinkerError naming the endpoint and the server's message
    */
-  async post(op: string, body: Body, options: { key?: string; accept?: "json" | "proto"; retryable?: (status: number) => boolean; timeoutMs?: number } = {}): Promise<Reply> {
+  async post(op: string, body: Body, options: { key?: string; accept?: "json" | "proto"; retryable?: (status: number) => boolean; timeoutMs?: number; headers?: Readonly<Record<string, string>> } = {}): Promise<Reply> {
     return this.request("POST", op, body, options);
   }
 
@@ -107,11 +107,11 @@ export class Transport {
     return r.json;
   }
 
-  private async request(method: string, op: string, body: Body | null, options: { key?: string; accept?: "json" | "proto"; retryable?: (status: number) => boolean; timeoutMs?: number; raw?: boolean }): Promise<Reply> {
+  private async request(method: string, op: string, body: Body | null, options: { key?: string; accept?: "json" | "proto"; retryable?: (status: number) => boolean; timeoutMs?: number; raw?: boolean; headers?: Readonly<Record<string, string>> }): Promise<Reply> {
     const url = `${this.baseUrl}/api/v1/${op}`;
     const endpoint = `${method} ${url}`;
     const key = options.key ?? (method === "POST" ? this.newKey() : undefined);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     if (this.apiKey !== undefined) headers["X-API-Key"] = this.apiKey;
     if (key !== undefined) headers["X-Idempotency-Key"] = key;
     if (options.accept === "proto") headers["Accept"] = `${PROTO_CONTENT_TYPE}, application/json`;

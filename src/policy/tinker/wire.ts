@@ -90,3 +90,16 @@ export function datumBytes(d: Datum): number {
   for (const t of Object.values(d.loss_fn_inputs)) n += 16 + (t.dtype === "int64" ? 8 : 4) * t.data.length;
   return n;
 }
+
+/**
+ * Our extension header on `asample`: `<batch id> <index> <size>`. A client that sends a batch of
+ * sequences as `size` concurrent requests (one per sequence, as the protocol asks) tags each with
+ * its place in the batch; our server waits for the whole group and runs it as one batched call in
+ * index order, which is exactly the batch the in-process trainer samples, so the two paths give
+ * the same numbers and a group is never split between two decode loops by arrival timing.
+ * Servers that do not know the header ignore it.
+ */
+export const BATCH_HEADER = "X-Seed-Batch";
+
+/** A request's place in a group sent together (see `BATCH_HEADER`). */
+export type BatchMember = { readonly id: string; readonly index: number; readonly size: number };
