@@ -226,3 +226,19 @@ test("gradients accumulate across backward calls: two halves equal the whole bat
   }
   assert.ok(Math.abs(whole.gradNorm() - halves.gradNorm()) < 1e-4 * whole.gradNorm());
 });
+
+test("logprobsAndNext: the rows' log-probs as logprobs gives them, and the next-token logits a KV-cache prefill gives", () => {
+  const cfg = presetConfig("tiny", { vocabSize: 256 });
+  const model = new Transformer(cfg, ParamStore.init(cfg, Rng.from(3)));
+  const rows = randomRows(Rng.from(4), cfg, [9, 17, 40]);
+  const { logprobs, next } = model.logprobsAndNext(rows);
+  const plain = model.logprobs(rows);
+  rows.forEach((r, b) => {
+    assert.equal(logprobs[b]!.length, plain[b]!.length);
+    logprobs[b]!.forEach((x, i) => assert.ok(Math.abs(x - plain[b]![i]!) <= 1e-5, `row ${b} token ${i}: ${x} vs ${plain[b]![i]}`));
+    const prefill = new KvCache(model, 1).append([0], [Array.from(r.tokens)]);
+    let worst = 0;
+    for (let j = 0; j < cfg.vocabSize; j++) worst = Math.max(worst, Math.abs(next[b * cfg.vocabSize + j]! - prefill[j]!));
+    assert.ok(worst <= 1e-4, `row ${b}: next-token logits differ from the prefill's by ${worst}`);
+  });
+});
