@@ -310,3 +310,20 @@ test("a tagged group (X-Seed-Batch) runs as one batch in index order however it 
     client.close();
   }
 });
+
+test("a GET follows redirects (SkyRL answers a checkpoint archive with 302), the key only to the same origin", async () => {
+  const seen: (string | undefined)[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.push(req.headers["x-api-key"] as string | undefined);
+    if (req.url === "/api/v1/training_runs/m/checkpoints/c/archive") res.writeHead(302, { Location: "/files/c.tar.gz" }).end();
+    else if (req.url === "/files/c.tar.gz") res.writeHead(200, { "Content-Type": "application/octet-stream" }).end(Buffer.from([1, 2, 3]));
+    else if (req.url === "/api/v1/loop") res.writeHead(302, { Location: "/api/v1/loop" }).end();
+    else res.writeHead(404).end();
+  });
+  servers.push(server);
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const t = new Transport({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "k1", retries: 0 });
+  assert.deepEqual([...(await t.getBytes("training_runs/m/checkpoints/c/archive"))], [1, 2, 3]);
+  assert.deepEqual(seen, ["k1", "k1"]);
+  await assert.rejects(t.getBytes("loop"), /GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/loop: HTTP 302: more than 5 redirects/);
+});

@@ -1,9 +1,10 @@
 /**
- * HTTP to a Tinker server (node:http, keep-alive): one POST or GET with a per-request timeout, bounded retries with
- * exponential back-off on what can pass (network errors, timeouts, 429, 5xx), the same
- * `X-Idempotency-Key` on every retry of one logical request (the SDK's header; servers use it,
- * with `seq_id`, to run a retried training request once), and one-line errors that name the
- * endpoint and quote what the server said. Futures (`retrieve_future`) are in `futures.ts`.
+ * HTTP to a Tinker server (node:http, keep-alive; GETs follow redirects): one POST or GET with a
+ * per-request timeout, bounded retries with exponential back-off on what can pass (network
+ * errors, timeouts, 429, 5xx), the same `X-Idempotency-Key` on every retry of one logical
+ * request (the SDK's header; servers use it, with `seq_id`, to run a retried training request
+ * once), and one-line errors that name the endpoint and quote what the server said. Futures
+ * (`retrieve_future`) are in `futures.ts`.
  */
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -130,7 +131,16 @@ export class Transport {
       let res: RawResponse;
       try {
         res = await this.exchange(method, url, headers, payload, timeoutMs);
+        // A GET may be redirected (SkyRL answers a checkpoint archive with 302 to the file): follow
+        // up to 5 hops, sending the key only to the same origin.
+        for (let hop = 0; method === "GET" && res.status >= 300 && res.status < 400 && res.location !== undefined; hop++) {
+          if (hop === 5) throw new TinkerError(endpoint, res.status, "more than 5 redirects");
+          const next = new URL(res.location, url);
+          const sameOrigin = next.origin === new URL(url).origin;
+          res = await this.exchange("GET", next.href, sameOrigin ? headers : {}, undefined, timeoutMs);
+        }
       } catch (e) {
+        if (e instanceof TinkerError) throw e;
         const err = e as Error & { code?: string };
         const why = err.name === "TimeoutError" ? `no answer within ${(timeoutMs / 1000).toFixed(1)} s` : `unreachable (${err.code ?? err.message})`;
         last = new TinkerError(endpoint, 0, why);
@@ -138,7 +148,7 @@ export class Transport {
       }
       const type = (res.contentType ?? "").split(";")[0]!.trim().toLowerCase();
       if (res.status >= 200 && res.status < 300) {
-        if (options.raw || type === PROTO_CONTENT_TYPE) return { proto: new Uint8Array(res.body.buffer, res.body.byteOffset, res.body.byteLength) };
+        if (options.raw || type === PROTO_CONTENT_TYPE) return { proto: new Uint8Array(res.body) }; // a copy: a small Buffer is a view into Node's shared pool
         const text = res.body.toString("utf8");
         try {
           return { json: text === "" ? null : JSON.parse(text) };
@@ -177,7 +187,7 @@ export class Transport {
       const req = send(url, { method, headers: all, agent: secure ? httpsAgent : httpAgent }, (res) => {
         const parts: Buffer[] = [];
         res.on("data", (c: Buffer) => parts.push(c));
-        res.on("end", () => finish(() => resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"], body: Buffer.concat(parts) })));
+        res.on("end", () => finish(() => resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"], location: res.headers.location, body: Buffer.concat(parts) })));
         res.on("error", (e) => finish(() => reject(e)));
       });
       const timer = setTimeout(() => {
@@ -193,7 +203,7 @@ export class Transport {
 }
 
 /** A whole answer as it came off the socket. */
-type RawResponse = { status: number; contentType: string | undefined; body: Buffer };
+type RawResponse = { status: number; contentType: string | undefined; location: string | undefined; body: Buffer };
 
 // One keep-alive pool per process: a rollout turn sends a request per sequence at once.
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
