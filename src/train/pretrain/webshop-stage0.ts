@@ -27,7 +27,7 @@ import type { ChatFormat } from "../../policy/chat-format.ts";
 import { applySkill } from "../../skills/context.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
-import type { DemoWorld } from "./demos.ts";
+import { heldOutSplit, type DemoWorld } from "./demos.ts";
 import type { NllTrainReport } from "./sft.ts";
 import { cloneBase, SEED } from "./clone.ts";
 import { STAGE_OUTPUT, writeStageOutput } from "./stage-output.ts";
@@ -35,7 +35,7 @@ import type { Stage0Options, StageSettings } from "./stage0.ts";
 import { misleadingWebshopHint, playWebshopCorpus, webshopHindsightHint } from "./webshop-demos.ts";
 
 /** The split the WebShop base agent is evaluated on: the benchmark's fixed test goals. */
-export const WEBSHOP_EVAL_SPLIT = "test";
+export const WEBSHOP_EVAL_SPLIT = heldOutSplit("webshop");
 
 /** Score and success of a set of episodes. */
 export type ShopOutcome = { readonly score: number; readonly success: number; readonly episodes: number };
