@@ -18,7 +18,7 @@ import { DataError, UsageError } from "../../core/errors.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
 import { runStage0 } from "./stage0.ts";
-import { hintQuery, misleadingWebshopHint, playWebshopCorpus, playWebshopDemo, webshopHindsightHint, webshopResponse } from "./webshop-demos.ts";
+import { demoQuery, hintQuery, misleadingWebshopHint, playWebshopCorpus, playWebshopDemo, webshopHindsightHint, webshopResponse } from "./webshop-demos.ts";
 import type { WebshopStage0Report } from "./webshop-stage0.ts";
 
 function tinyConfig(): SeedConfig {
@@ -33,6 +33,12 @@ function world(c: SeedConfig): DemoWorld {
   const env = trainingEnv(c);
   return { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps };
 }
+
+test("the demonstrator's query is the instruction's product phrase as one span", () => {
+  assert.equal(demoQuery("i need a button closure dress with color: red, and size: medium, and price lower than 90.00 dollars"), "button closure dress");
+  assert.equal(demoQuery("im looking for some certified organic coffee beans with item package quantity: pack of 3, and price lower than 50.00 dollars"), "certified organic coffee beans");
+  assert.equal(demoQuery("i want living room hidden zipper throw pillow covers, and price lower than 60.00 dollars"), "living room hidden zipper throw pillow covers");
+});
 
 test("webshop demonstrations: hinted episodes carry the analyzer's workflow and search with its query; misleading hints swap the query", async () => {
   const c = tinyConfig();

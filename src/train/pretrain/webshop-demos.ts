@@ -63,7 +63,32 @@ export function hintQuery(hint: string): string | undefined {
   return /\(a query like '([^']*)'\)/.exec(hint)?.[1];
 }
 
-/** An expert that makes its first search with `query` (the hint's) and is otherwise `inner`. */
+// Request openings of instructions, longest first ("i would like to buy" before "i would like").
+const OPENERS: readonly string[] = [
+  "i am looking for", "i'm looking for", "im looking for", "i would like to buy", "i would like to get", "i would like",
+  "i'd like", "id like", "i need to buy", "i need", "i want to buy", "i want", "can you find me", "can you find",
+  "help me find", "i am interested in", "im interested in", "i am searching for", "im searching for", "find me",
+  "get me", "buy me", "show me", "looking for",
+].toSorted((a, b) => b.length - a.length);
+
+/**
+ * The demonstrator's first query: the instruction's product phrase as one contiguous span (after
+ * the request opening and an article, before the first option clause and the price). A small
+ * model trained from scratch learns to copy a span far sooner than the expert's keyword list
+ * (`goalQuery`, which skips words), and on the generated shop the span finds the goal as often.
+ * @example demoQuery("i need a button closure dress with color: red, and price lower than 90.00 dollars") // "button closure dress"
+ */
+export function demoQuery(instruction: string): string {
+  let s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
+  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
+  if (opener !== undefined) s = s.slice(opener.length + 1);
+  s = s.replace(/^(?:a|an|some|the)\s+/, "");
+  const option = /(?:,? and | with )[\w' -]+: /.exec(s);
+  if (option !== null) s = s.slice(0, option.index);
+  return s.replace(/[[\]\n]/g, " ").replace(/\s+/g, " ").trim();
+}
+
+/** An expert that makes its first search with `query` (the hint's, or the span query) and is otherwise `inner`. */
 class HintedExpert implements Expert {
   private searched = false;
   private readonly inner: Expert;
@@ -81,16 +106,17 @@ class HintedExpert implements Expert {
 }
 
 /**
- * Plays one WebShop episode with the (noisy) expert; with a hint that names a query, the first
- * search uses it (the demonstrator following the hint).
+ * Plays one WebShop episode with the (noisy) expert. Its first search uses the hint's query when
+ * the hint names one (the demonstrator following the hint), else the instruction's span
+ * (`demoQuery`); later searches are the expert's own fallbacks.
  * @param epsilon random-action rate (random draws from `deriveSeed(seed, "webshop-noise")`)
  */
 export function playWebshopDemo(world: DemoWorld, task: TaskSpec, seed: number, epsilon: number, hint: string): WebshopDemo {
   const env = world.makeEnv();
   const initial = env.reset(task, seed);
-  const query = hintQuery(hint);
+  const query = hintQuery(hint) ?? demoQuery(initial.task);
   const clean = webshopExpert(task, seed);
-  const expert = new NoisyExpert(query === undefined ? clean : new HintedExpert(clean, query), {
+  const expert = new NoisyExpert(query === "" ? clean : new HintedExpert(clean, query), {
     epsilon, rng: Rng.from(deriveSeed(seed, "webshop-noise")), randomAction: webshopRandomAction,
   });
   let obs = initial;
