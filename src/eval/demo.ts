@@ -88,8 +88,10 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
   if (ea === undefined || eb === undefined) return null;
   const metric = column ?? ea.headline;
   const shared = a.seeds.filter((s) => b.seeds.includes(s));
-  // The per-game outcomes behind the bootstrap are the headline's (success): another column needs seeds.
-  if (metric !== ea.headline && shared.length < 3) return null;
+  // A record's per-game outcomes are WebShop scores (success: score 1) and other benchmarks' successes.
+  const webshop = ea.env === "webshop";
+  const perGame = webshop && metric === "Success" ? (x: number) => (x === 1 ? 1 : 0) : (x: number) => x;
+  if (shared.length < 3 && metric !== ea.headline && !(webshop && metric === "Score")) return null;
   const recA = (s: number) => a.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   const recB = (s: number) => b.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   if (shared.length >= 3) {
@@ -102,8 +104,8 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
     const ra = recA(s) as (EvalRecord & { outcomes?: number[]; task_ids?: string[]; task_groups?: string[] }) | undefined;
     const rb = recB(s) as (EvalRecord & { outcomes?: number[]; task_ids?: string[] }) | undefined;
     if (!ra?.outcomes || !rb?.outcomes || JSON.stringify(ra.task_ids) !== JSON.stringify(rb.task_ids)) continue;
-    xa.push(...ra.outcomes);
-    xb.push(...rb.outcomes);
+    xa.push(...ra.outcomes.map(perGame));
+    xb.push(...rb.outcomes.map(perGame));
     groups.push(...(ra.task_groups ?? ra.outcomes.map(() => "all")));
   }
   const d = pairedBootstrapDifference(xa, xb, groups, deriveSeed(bootstrapSeed, "demo-verdict", split));
