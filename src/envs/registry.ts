@@ -97,6 +97,11 @@ export type EnvEntry = {
    * (ALFWorld: game ids sort by task type, so a prefix would be one or two types). @default false
    */
   readonly spreadRealTasks?: boolean;
+  /**
+   * The environment serves its tasks from the data it was built on (WebShop: a real task names a
+   * catalogue product), so a training run builds it with `dataPath`. @default false
+   */
+  readonly envReadsData?: boolean;
   makeEnv(options: EnvOptions): Env;
   tasks(split: string, options: TaskSourceOptions): TaskSpec[];
   readonly expert: ExpertFactory;
@@ -217,6 +222,7 @@ const BUILTIN = {
     splits: ["train", "test", "all"],
     evalSplits: ["test"],
     protocol: { maxSteps: 15, window: 2, invalidPenalty: 0.1, promptTokens: 4096, responseTokens: 512 },
+    envReadsData: true,
     makeEnv: (o) => new WebShopEnv(webshopShop(o), maxSteps(o)),
     tasks: (split, o) => webshopShop(o).tasks(split, o.count),
     expert: webshopExpert,

@@ -1,7 +1,8 @@
 /**
  * `seed demo`: the whole method on the embedded defaults, on a fresh machine, in one command:
  *
- *   1. Stage 0   behaviour-cloned base agent on generated ALFWorld games
+ *   1. Stage 0   behaviour-cloned base agent on generated ALFWorld games (or, with `env:
+ *                "webshop"`, on the generated WebShop shop; eval on its 128 test goals)
  *   2. Stage 1   offline collection, rule-based hindsight analyzer, skill SFT
  *   3. Stage 2   SEED and GRPO side by side, same base, same task stream, same seeds
  *   4. eval      both on the generated seen and unseen splits (identical games and env seeds)
@@ -33,6 +34,8 @@ import { benchmarkTitle, formatEstimate } from "./tables.ts";
 export type DemoOptions = {
   /** Use `demo-quick` (minutes → seconds). @default false */
   readonly quick?: boolean;
+  /** The benchmark: generated ALFWorld games or the generated WebShop shop (`demo-webshop*.json`). @default "alfworld" */
+  readonly env?: DemoEnv;
   /** Output folder. */
   readonly out: string;
   /** Replace the preset's training seeds. */
@@ -44,6 +47,16 @@ export type DemoOptions = {
   /** Status lines. @default stderr */
   readonly log?: (line: string) => void;
 };
+
+/** The benchmarks `seed demo` runs. */
+export const DEMO_ENVS = ["alfworld", "webshop"] as const;
+/** One of {@link DEMO_ENVS}. */
+export type DemoEnv = (typeof DEMO_ENVS)[number];
+
+/** The experiment preset of a demo: `demo`, `demo-quick`, `demo-webshop`, `demo-webshop-quick`. */
+export function demoPreset(env: DemoEnv, quick: boolean): string {
+  return `demo${env === "alfworld" ? "" : `-${env}`}${quick ? "-quick" : ""}`;
+}
 
 /** One split's SEED − GRPO comparison. */
 export type Comparison = {
@@ -70,11 +83,15 @@ function signed(x: number): string {
 }
 
 /** The SEED − GRPO difference on one split: t over seeds (≥ 3 shared seeds) or a paired bootstrap over games. */
-export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstrapSeed = 0): Comparison | null {
+export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstrapSeed = 0, column?: string): Comparison | null {
   const ea = a.evals[split], eb = b.evals[split];
   if (ea === undefined || eb === undefined) return null;
-  const metric = ea.headline;
+  const metric = column ?? ea.headline;
   const shared = a.seeds.filter((s) => b.seeds.includes(s));
+  // A record's per-game outcomes are WebShop scores (success: score 1) and other benchmarks' successes.
+  const webshop = ea.env === "webshop";
+  const perGame = webshop && metric === "Success" ? (x: number) => (x === 1 ? 1 : 0) : (x: number) => x;
+  if (shared.length < 3 && metric !== ea.headline && !(webshop && metric === "Score")) return null;
   const recA = (s: number) => a.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   const recB = (s: number) => b.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   if (shared.length >= 3) {
@@ -87,8 +104,8 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
     const ra = recA(s) as (EvalRecord & { outcomes?: number[]; task_ids?: string[]; task_groups?: string[] }) | undefined;
     const rb = recB(s) as (EvalRecord & { outcomes?: number[]; task_ids?: string[] }) | undefined;
     if (!ra?.outcomes || !rb?.outcomes || JSON.stringify(ra.task_ids) !== JSON.stringify(rb.task_ids)) continue;
-    xa.push(...ra.outcomes);
-    xb.push(...rb.outcomes);
+    xa.push(...ra.outcomes.map(perGame));
+    xb.push(...rb.outcomes.map(perGame));
     groups.push(...(ra.task_groups ?? ra.outcomes.map(() => "all")));
   }
   const d = pairedBootstrapDifference(xa, xb, groups, deriveSeed(bootstrapSeed, "demo-verdict", split));
@@ -99,8 +116,25 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
   };
 }
 
+/**
+ * The three verdict lines of a WebShop demo: success and score on the test goals, then the call
+ * (decided on success, the headline).
+ */
+function webshopVerdict(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
+  const line = (c: Comparison | undefined, name: string): string => {
+    if (c === undefined) return `WebShop ${name}: not evaluated`;
+    const games = data.arms[0]?.runs[0]?.evals[c.split]?.episodes ?? "?";
+    return `${benchmarkTitle(`webshop/${c.split}`)} (${games} goals, ${name} %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}; SEED − GRPO = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
+  };
+  const success = comparisons.find((c) => c.metric === "Success"), score = comparisons.find((c) => c.metric === "Score");
+  const d = success?.difference;
+  const call = d === undefined || !Number.isFinite(d.low) ? "no interval" : d.low === 0 && d.high === 0 ? "identical outcomes (every goal ended the same for both)" : d.low > 0 ? "SEED better" : d.high < 0 ? "GRPO better" : "no difference resolved";
+  return [line(success, "success"), line(score, "score"), `Verdict: ${call} on WebShop success (95% intervals; ${success?.intervalOver ?? ""}).`];
+}
+
 /** The three verdict lines from the comparisons. */
 export function verdictLines(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
+  if (data.arms[0]?.evals[comparisons[0]?.split ?? ""]?.env === "webshop") return webshopVerdict(comparisons, data);
   const line = (c: Comparison | undefined, split: string): string => {
     if (c === undefined) return `${split}: not evaluated`;
     const games = data.arms[0]?.runs[0]?.evals[c.split]?.episodes ?? "?";
@@ -149,7 +183,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const t0 = performance.now();
   const out = resolve(options.out);
   const log = options.log ?? ((l: string) => process.stderr.write(l + "\n"));
-  const spec = readExperimentSpec(options.quick ? "demo-quick" : "demo");
+  const env = options.env ?? "alfworld";
+  const spec = readExperimentSpec(demoPreset(env, options.quick ?? false));
   const cacheDir = resolve(options.cacheDir ?? join(out, "cache"));
   const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, ...(options.seeds ? { seeds: options.seeds } : {}) };
   const plans = planExperiment(spec, expOptions);
@@ -181,9 +216,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const data = readExperiment(out);
   writeExperimentResults(data);
   const seedArm = data.arms.find((a) => a.preset === "seed"), grpoArm = data.arms.find((a) => a.preset === "grpo");
-  const comparisons = seedArm && grpoArm ? spec.eval.splits.map((s) => compareArms(seedArm, grpoArm, s)).filter((c): c is Comparison => c !== null) : [];
+  // WebShop is read on both of its columns (success is the headline, score the benchmark's other number).
+  const columns = env === "webshop" ? ["Success", "Score"] : [undefined];
+  const comparisons = seedArm && grpoArm ? spec.eval.splits.flatMap((s) => columns.map((col) => compareArms(seedArm, grpoArm, s, 0, col))).filter((c): c is Comparison => c !== null) : [];
   const verdict = verdictLines(comparisons, data);
-  const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${options.quick ? " --quick" : ""}: SEED vs GRPO on generated ALFWorld` });
+  const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${env === "alfworld" ? "" : ` --env ${env}`}${options.quick ? " --quick" : ""}: SEED vs GRPO on generated ${env === "alfworld" ? "ALFWorld" : "WebShop"}` });
   bar.tick(work.report, "report written");
   bar.done();
   const seconds = (performance.now() - t0) / 1000;

@@ -49,7 +49,8 @@ export function trainingEnv(config: SeedConfig): TrainingEnv {
   const options = { maxSteps, ...(real ? { dataPath: config.env.data } : {}), ...(sized ? { receptacles: config.env.receptacles } : {}) };
   return {
     name, maxSteps, invalidPenalty,
-    makeEnv: () => makeEnv(name, { maxSteps }),
+    // WebShop's real tasks name catalogue products: its environments serve the same shop.
+    makeEnv: () => makeEnv(name, { maxSteps, ...(real && entry.envReadsData === true ? { dataPath: config.env.data } : {}) }),
     tasks: (split, count) => (real && entry.spreadRealTasks === true ? spreadTasks(taskSource(name, split, options), count) : taskSource(name, split, { ...options, count })),
     ...(sized ? { alfworldGen: alfworldGenOptions(config.env.receptacles) } : {}),
   };

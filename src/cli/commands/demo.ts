@@ -3,13 +3,13 @@
  * generated seen and unseen splits → report, with progress bars; ends with the report's path and
  * a three-line verdict. The logic is `eval/demo.ts`.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import { runDemo } from "../../eval/demo.ts";
+import { DEMO_ENVS, demoPreset, runDemo, type DemoEnv } from "../../eval/demo.ts";
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 
-const USAGE = `usage: seed demo [--quick] [--out <dir>] [--seeds <n,...>] [--cache-dir <dir>] [--json] [--quiet]
+const USAGE = `usage: seed demo [--env alfworld|webshop] [--quick] [--out <dir>] [--seeds <n,...>] [--cache-dir <dir>] [--json] [--quiet]
 
 The whole pipeline on the embedded defaults: Stage 0 (base agent), Stage 1 (hindsight-skill SFT),
 SEED and GRPO side by side, evaluation on the generated seen and unseen ALFWorld splits, and an
@@ -17,7 +17,9 @@ HTML report. About 15 minutes on two idle cores (configs/experiments/demo.json);
 the same stages at smoke sizes in well under 3 minutes (configs/experiments/demo-quick.json).
 Running it again with the same --out resumes and reuses what is finished.
 
-  --out <dir>        output folder (default runs/demo, or runs/demo-quick with --quick)
+  --env <name>       alfworld (default) or webshop: the generated shop, evaluated on its 128 test
+                     goals (configs/experiments/demo-webshop.json, demo-webshop-quick.json)
+  --out <dir>        output folder (default runs/demo, runs/demo-quick with --quick, runs/demo-webshop...)
   --seeds <list>     training seeds, e.g. 1,2,3 (default: the preset's)
   --cache-dir <dir>  where Stage-0/1 bases are cached (default <out>/cache)
   --json             print summary.json's path, the report's path and the verdict as JSON
@@ -28,7 +30,7 @@ export const command: Command = {
   summary: "the whole pipeline on the embedded defaults, ending in a report",
   async run(argv) {
     const { values, positionals } = parseOptions(argv, {
-      quick: { type: "boolean" }, out: { type: "string" }, seeds: { type: "string" }, "cache-dir": { type: "string" },
+      quick: { type: "boolean" }, env: { type: "string" }, out: { type: "string" }, seeds: { type: "string" }, "cache-dir": { type: "string" },
       json: { type: "boolean" }, quiet: { type: "boolean" }, help: { type: "boolean", short: "h" },
     });
     if (values.help) {
@@ -41,9 +43,12 @@ export const command: Command = {
       if (!Number.isInteger(n) || n < 0) throw new UsageError(`--seeds expects non-negative integers separated by commas, got '${values.seeds}'`);
       return n;
     });
-    const out = resolve(values.out ?? (values.quick ? "runs/demo-quick" : "runs/demo"));
+    const env = values.env ?? "alfworld";
+    if (!(DEMO_ENVS as readonly string[]).includes(env)) throw new UsageError(`--env expects one of ${DEMO_ENVS.join(", ")}, got '${env}'`);
+    const demoEnv = env as DemoEnv;
+    const out = resolve(values.out ?? join("runs", demoPreset(demoEnv, values.quick ?? false)));
     const result = await runDemo({
-      quick: values.quick ?? false, out, quiet: values.quiet ?? false,
+      quick: values.quick ?? false, env: demoEnv, out, quiet: values.quiet ?? false,
       ...(seeds ? { seeds } : {}), ...(values["cache-dir"] !== undefined ? { cacheDir: resolve(values["cache-dir"]) } : {}),
     });
     if (values.json) printJson({ report: result.report, summary: result.summaryPath, verdict: result.verdict, seconds: result.seconds });

@@ -18,7 +18,8 @@ Build the embedded base agent. Writes DIR/model (weights + tokenizer) and DIR/st
 
 options:
   --out DIR            output directory (required)
-  --data DIR           real ALFWorld data (json_2.1.1) instead of generated games (same as --env.data=DIR)
+  --data DIR           real data instead of generated games/shop (same as --env.data=DIR): ALFWorld json_2.1.1,
+                       or WebShop's folder with items_shuffle_1000.json (with --env.name=webshop)
   --quick              tiny model and corpus (seconds)
   --config FILE        a JSON file with a partial config
   --json               print the report as one JSON object
@@ -48,8 +49,13 @@ export const command: Command = {
     if (values.json) printJson(r);
     else {
       console.log(`stage0: ${r.episodes} episodes (${r.hintedEpisodes} hinted), ${r.model.parameters} parameters, BC loss ${r.bc.firstLoss.toFixed(3)} -> ${r.bc.finalLoss.toFixed(3)}`);
-      console.log(`  held-out success: ${r.successNoHint.toFixed(3)} without a hint, ${r.successCorrectHint.toFixed(3)} with the correct hint (${r.evalGames} games)`);
-      console.log(`  hint log-prob shift per expert action: correct - misleading ${r.logprobShiftCorrectVsMisleading.toFixed(3)}, correct - none ${r.logprobShiftCorrectVsNone.toFixed(3)} (${r.shiftActions} actions)`);
+      if ("env" in r) {
+        const line = (o: { score: number; success: number }) => `score ${o.score.toFixed(3)}, success ${o.success.toFixed(3)}`;
+        console.log(`  ${r.evalSplit} goals (${r.evalGames}): ${line(r.noHint)} without a hint; ${line(r.correctHint)} with the correct hint; ${line(r.misleadingHint)} with a misleading one`);
+      } else {
+        console.log(`  held-out success: ${r.successNoHint.toFixed(3)} without a hint, ${r.successCorrectHint.toFixed(3)} with the correct hint (${r.evalGames} games)`);
+        console.log(`  hint log-prob shift per expert action: correct - misleading ${r.logprobShiftCorrectVsMisleading.toFixed(3)}, correct - none ${r.logprobShiftCorrectVsNone.toFixed(3)} (${r.shiftActions} actions)`);
+      }
       console.log(`  wrote ${join(values.out, "model")} and ${join(values.out, "stage0.json")}`);
     }
     return 0;

@@ -116,14 +116,14 @@ export function playDemo(world: DemoWorld, task: TaskSpec, seed: number, epsilon
 }
 
 /** A played episode as a `Trajectory` with the fields the serializer reads (for the analyzer). */
-export function demoTrajectory(d: DemoEpisode): Trajectory {
+export function demoTrajectory(d: DemoEpisode, envId = "alfworld"): Trajectory {
   const turns: Turn[] = d.steps.map((s) => ({
     promptTokens: [], sampledTokens: [], sampledLogprobs: [], promptText: "", observation: s.observation.text, responseText: s.response,
     actionText: s.action, valid: true, reward: s.reward, masked: false,
   }));
   const ret = d.steps.reduce((a, s) => a + s.reward, 0);
   return {
-    envId: "alfworld", taskId: d.task.id, groupIndex: 0, memberIndex: 0, seed: 0, historyMode: "full", task: d.initial.task, turns, return: ret,
+    envId, taskId: d.task.id, groupIndex: 0, memberIndex: 0, seed: 0, historyMode: "full", task: d.initial.task, turns, return: ret,
     success: d.won, score: d.won ? 1 : 0, endedBy: d.won ? "terminated" : "truncated", timings: { sampleSeconds: 0, envSeconds: 0 },
   };
 }
@@ -217,7 +217,15 @@ export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number,
   return { request: { tokens: tokens.slice(0, keep), start }, mask: m };
 }
 
-/** Stage 0 needs ALFWorld's expert and hint format. */
-export function requireAlfworld(envName: string): void {
-  if (envName !== "alfworld") throw new UsageError(`Stage 0 builds base agents on ALFWorld(-style) games; env.name is '${envName}'. Pass a pretrained checkpoint with --policy.init instead.`);
+/** The environments Stage 0 has a demonstrator and hint format for. */
+export const STAGE0_ENVS: readonly string[] = ["alfworld", "webshop"];
+
+/** The held-out split a base agent is checked on: ALFWorld's seen-validation games, WebShop's test goals. */
+export function heldOutSplit(envName: string): string {
+  return envName === "webshop" ? "test" : "valid_seen";
+}
+
+/** Stage 0 needs a demonstrator and the analyzer's hint format: ALFWorld or WebShop. */
+export function requireStage0Env(envName: string): void {
+  if (!STAGE0_ENVS.includes(envName)) throw new UsageError(`Stage 0 builds base agents on ${STAGE0_ENVS.join(" and ")} only; env.name is '${envName}'. Pass a pretrained checkpoint with --policy.init instead.`);
 }

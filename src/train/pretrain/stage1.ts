@@ -35,7 +35,9 @@ import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "
 import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
 import { playCorpus, STAGE_OUTPUT, writeStageOutput, type StageSettings } from "./stage0.ts";
 import { assertReplaceable } from "../../core/fs.ts";
-import { encodeDemo } from "./demos.ts";
+import { encodeDemo, heldOutSplit, STAGE0_ENVS } from "./demos.ts";
+import { SEED as STAGE0_SEED } from "./clone.ts";
+import { playWebshopCorpus } from "./webshop-demos.ts";
 
 /** The Stage-1 report (`stage1.json`). */
 export type Stage1Report = {
@@ -83,8 +85,14 @@ const SEED = deriveSeed(0, "stage1");
 
 /** `count` Stage-0 demonstrations (the same seeded corpus Stage 0 trained on), encoded for replay. */
 async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: number, count: number, quiet: boolean): Promise<SftExample[]> {
-  if (count === 0 || config.env.name !== "alfworld") return [];
+  if (count === 0 || !STAGE0_ENVS.includes(config.env.name)) return [];
   const env = trainingEnv(config);
+  if (config.env.name === "webshop") {
+    const games = Math.min(config.stage0.games, Math.ceil(count / config.stage0.episodesPerGame));
+    const episodes = await playWebshopCorpus(config, env.tasks(config.env.split, games), { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps }, STAGE0_SEED, quiet);
+    const renderer = rendererFor("webshop", config.rollout.prompt);
+    return episodes.map((d) => encodeDemo(d, chat, maxContext, renderer)).filter((x) => x !== undefined).slice(0, count);
+  }
   const world = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
   const games = Math.min(config.stage0.games, Math.ceil(count / config.stage0.episodesPerGame));
   const episodes = await playCorpus(config, env.tasks(config.env.split, games), world, quiet);
@@ -141,7 +149,7 @@ export async function runStage1(config: SeedConfig, options: Stage1Options): Pro
   const base = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
   const sft = await trainNll(policy, examples, { steps: stepsForEpochs(examples.length, s.batch, s.epochs), batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "sft"), label: "stage1 sft", quiet });
   const own = heldOut.length === 0 ? [] : await analyzeWithPolicy(policy, chat, heldOut, { ...role, attempts: 1, seed: SEED });
-  const actorTasks = env.tasks("valid_seen", Math.min(16, s.tasks));
+  const actorTasks = env.tasks(heldOutSplit(config.env.name), Math.min(16, s.tasks));
   const acted = await collectGroups(policy, () => env.makeEnv(), actorTasks, {
     seed: deriveSeed(SEED, "actor-check"), groupSize: 1, history: { mode: "full" }, maxSteps: env.maxSteps,
     maxActionTokens: config.rollout.maxActionTokens, temperature: 0.4, chat, renderer: rendererFor(env.name, config.rollout.prompt), actionMask: config.rollout.actionMask,

@@ -1,0 +1,182 @@
+/**
+ * Stage-0 demonstrations on WebShop, in the agent's own prompt format.
+ *
+ * The demonstrator is the environment's seeded noisy expert (`envs/webshop/expert.ts`: it knows
+ * the goal product and its options, and re-plans from each page, so a random action costs it a
+ * detour, not the episode). Episodes are the same `DemoEpisode`s as ALFWorld's and are rendered
+ * and tokenized by the shared `renderDemo` / `encodeDemo` with the WebShop renderer (the
+ * verl-agent prompt with its available-actions list), so a demonstration's ids are exactly what a
+ * `full`-history rollout builds.
+ *
+ * Hints. A hinted episode first gets a hindsight hint: the clean expert plays the goal, the rule
+ * analyzer reads the serialized episode and writes its workflow ("Search with the key attributes
+ * of the request (a query like '...'), open the result ..., select every required option (...),
+ * then click buy now."). The demonstrator follows it: it searches with the hint's query and acts
+ * with less noise (`hintEpsilon`). A misleading hint is the same text with another goal's query
+ * and options. Not here: tokenization and training (`stage0.ts`, `webshop-stage0.ts`).
+ */
+import { Rng, deriveSeed } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import type { Observation, TaskSpec } from "../../envs/env.ts";
+import { NoisyExpert, type Expert } from "../../envs/expert.ts";
+import { webshopExpert, webshopRandomAction } from "../../envs/webshop/index.ts";
+import type { SeedConfig } from "../../config/config.ts";
+import { ruleAnalyzer } from "../../skills/rule-analyzer.ts";
+import { serializeTrajectory } from "../../skills/serialize.ts";
+import { demoTrajectory, type DemoEpisode, type DemoStep, type DemoWorld } from "./demos.ts";
+
+/** A WebShop demonstration: a `DemoEpisode` plus the purchase score it ended with (0 when nothing was bought). */
+export type WebshopDemo = DemoEpisode & { readonly score: number };
+
+const NAV: Record<string, string> = {
+  "click[next >]": "see more results",
+  "click[< prev]": "go back",
+  "click[back to search]": "search again",
+  "click[buy now]": "buy it",
+  "click[description]": "read the details",
+  "click[features]": "read the details",
+  "click[reviews]": "read the details",
+};
+
+/** True for a results page's product link (`click[b07xyz1234]`): ten letters and digits with a digit. */
+function isProductClick(action: string): boolean {
+  return /^click\[(?=[a-z]*\d)[a-z0-9]{10}\]$/.test(action);
+}
+
+/** The think block's short plan for an action. */
+function plan(action: string): string {
+  if (action.startsWith("search[")) return "search for the request";
+  const nav = NAV[action];
+  if (nav !== undefined) return nav;
+  if (isProductClick(action)) return "open the matching result";
+  if (action.startsWith("click[")) return "select the option";
+  return "act";
+}
+
+/** The response text of a WebShop action: `<think>plan</think><action>cmd</action>`. */
+export function webshopResponse(action: string): string {
+  return `<think>${plan(action)}</think><action>${action}</action>`;
+}
+
+/** The query a hint names (`(a query like 'sulfate free shampoo')`), or undefined. */
+export function hintQuery(hint: string): string | undefined {
+  return /\(a query like '([^']*)'\)/.exec(hint)?.[1];
+}
+
+// Request openings of instructions, longest first ("i would like to buy" before "i would like").
+const OPENERS: readonly string[] = [
+  "i am looking for", "i'm looking for", "im looking for", "i would like to buy", "i would like to get", "i would like",
+  "i'd like", "id like", "i need to buy", "i need", "i want to buy", "i want", "can you find me", "can you find",
+  "help me find", "i am interested in", "im interested in", "i am searching for", "im searching for", "find me",
+  "get me", "buy me", "show me", "looking for",
+].toSorted((a, b) => b.length - a.length);
+
+/**
+ * The demonstrator's first query: the instruction's product phrase as one contiguous span (after
+ * the request opening and an article, before the first option clause and the price). A small
+ * model trained from scratch learns to copy a span far sooner than the expert's keyword list
+ * (`goalQuery`, which skips words), and on the generated shop the span finds the goal as often.
+ * @example demoQuery("i need a button closure dress with color: red, and price lower than 90.00 dollars") // "button closure dress"
+ */
+export function demoQuery(instruction: string): string {
+  let s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
+  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
+  if (opener !== undefined) s = s.slice(opener.length + 1);
+  s = s.replace(/^(?:a|an|some|the)\s+/, "");
+  const option = /(?:,? and | with )[\w' -]+: /.exec(s);
+  if (option !== null) s = s.slice(0, option.index);
+  return s.replace(/[[\]\n]/g, " ").replace(/\s+/g, " ").trim();
+}
+
+/** An expert that makes its first search with `query` (the hint's, or the span query) and is otherwise `inner`. */
+class HintedExpert implements Expert {
+  private searched = false;
+  private readonly inner: Expert;
+  private readonly query: string;
+  constructor(inner: Expert, query: string) {
+    this.inner = inner;
+    this.query = query;
+  }
+  act(obs: Observation): string {
+    const a = this.inner.act(obs);
+    if (this.searched || !a.startsWith("search[")) return a;
+    this.searched = true;
+    return `search[${this.query}]`;
+  }
+}
+
+/**
+ * Plays one WebShop episode with the (noisy) expert. Its first search uses the hint's query when
+ * the hint names one (the demonstrator following the hint), else the instruction's span
+ * (`demoQuery`); later searches are the expert's own fallbacks.
+ * @param epsilon random-action rate (random draws from `deriveSeed(seed, "webshop-noise")`)
+ */
+export function playWebshopDemo(world: DemoWorld, task: TaskSpec, seed: number, epsilon: number, hint: string): WebshopDemo {
+  const env = world.makeEnv();
+  const initial = env.reset(task, seed);
+  const query = hintQuery(hint) ?? demoQuery(initial.task);
+  const clean = webshopExpert(task, seed);
+  const expert = new NoisyExpert(query === "" ? clean : new HintedExpert(clean, query), {
+    epsilon, rng: Rng.from(deriveSeed(seed, "webshop-noise")), randomAction: webshopRandomAction,
+  });
+  let obs = initial;
+  const steps: DemoStep[] = [];
+  let won = false, score = 0;
+  for (let t = 0; t < world.maxSteps; t++) {
+    const action = expert.act(obs);
+    const r = env.step(action);
+    steps.push({ action, response: webshopResponse(action), expert: !expert.lastActionRandom, observation: obs, reward: r.reward });
+    obs = r.observation;
+    won = r.won;
+    score = r.score;
+    if (r.done) break;
+  }
+  return { task, initial, steps, won, hint, score };
+}
+
+/** The hindsight hint of a goal: the clean expert's episode, analysed by the rule-based analyzer. */
+export async function webshopHindsightHint(world: DemoWorld, task: TaskSpec, seed: number): Promise<{ hint: string; oracle: WebshopDemo }> {
+  const oracle = playWebshopDemo(world, task, seed, 0, "");
+  const [analysis] = await ruleAnalyzer().analyze([serializeTrajectory(demoTrajectory(oracle, "webshop"))]);
+  return { hint: analysis !== undefined && analysis.ok ? analysis.skill : "", oracle };
+}
+
+/**
+ * A misleading version of a hint: its query and option list replaced by those of `other` (another
+ * goal's hint); undefined when either names no query or the two queries are the same.
+ */
+export function misleadingWebshopHint(hint: string, other: string): string | undefined {
+  const q = hintQuery(hint), oq = hintQuery(other);
+  if (q === undefined || oq === undefined || q === oq) return undefined;
+  const opts = /select every required option \(([^)]*)\)/;
+  const otherOpts = opts.exec(other)?.[1];
+  const swapped = hint.replace(`(a query like '${q}')`, `(a query like '${oq}')`);
+  return otherOpts === undefined ? swapped.replace(opts, "select every required option") : opts.test(swapped) ? swapped.replace(opts, `select every required option (${otherOpts})`) : swapped;
+}
+
+/**
+ * Plays the WebShop demonstration corpus: `stage0.episodesPerGame` episodes per training goal, a
+ * share `stage0.hintShare` of them hinted (ε = `hintEpsilon`), the rest plain (ε = `epsilon`).
+ * Every draw derives from `seed`, so the corpus is a pure function of the config.
+ */
+export async function playWebshopCorpus(config: SeedConfig, tasks: readonly TaskSpec[], world: DemoWorld, seed: number, quiet: boolean): Promise<WebshopDemo[]> {
+  const s = config.stage0;
+  const bar = new Progress("stage0 corpus", tasks.length, { silent: quiet });
+  const out: WebshopDemo[] = [];
+  for (let g = 0; g < tasks.length; g++) {
+    const task = tasks[g]!;
+    const rng = Rng.from(deriveSeed(seed, "webshop-episode-kind", g));
+    for (let e = 0; e < s.episodesPerGame; e++) {
+      const epSeed = deriveSeed(seed, "webshop-demo", g, e);
+      if (rng.float() < s.hintShare) {
+        const { hint } = await webshopHindsightHint(world, task, epSeed);
+        out.push(playWebshopDemo(world, task, epSeed, s.hintEpsilon, hint));
+      } else {
+        out.push(playWebshopDemo(world, task, epSeed, s.epsilon, ""));
+      }
+    }
+    bar.tick();
+  }
+  bar.done();
+  return out;
+}

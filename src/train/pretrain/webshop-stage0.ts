@@ -1,0 +1,166 @@
+/**
+ * Stage 0 on WebShop: the embedded base agent for the shopping benchmark. The same steps as
+ * ALFWorld's (`stage0.ts`), with the WebShop demonstrator (`webshop-demos.ts`) and a report in the
+ * benchmark's terms:
+ *
+ *   1. corpus    noisy-expert episodes on training goals, a share with the analyzer's hindsight
+ *                hint that the demonstrator follows
+ *   2-4.         BPE, tiny model, NLL behaviour cloning (`cloneBase`, shared with ALFWorld)
+ *   5. report    mean purchase score and success (score 1) of the base agent on the test goals
+ *                without a hint, with the correct hint and with a misleading one (another goal's
+ *                query and options), valid-action rate and turns
+ *
+ * Output: `model/` and `stage0.json`, as for ALFWorld, so `ensureBase` caches both alike.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { assertReplaceable } from "../../core/fs.ts";
+import { deriveSeed } from "../../core/rng.ts";
+import { Progress } from "../../core/progress.ts";
+import type { TaskSpec } from "../../envs/env.ts";
+import { rendererFor } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { parameterCount } from "../../model/config.ts";
+import { saveCheckpoint } from "../../model/checkpoint.ts";
+import type { EmbeddedPolicy } from "../../policy/embedded.ts";
+import type { ChatFormat } from "../../policy/chat-format.ts";
+import { applySkill } from "../../skills/context.ts";
+import type { SeedConfig } from "../../config/config.ts";
+import { trainingEnv } from "../../run/training-env.ts";
+import { heldOutSplit, type DemoWorld } from "./demos.ts";
+import type { NllTrainReport } from "./sft.ts";
+import { cloneBase, SEED } from "./clone.ts";
+import { STAGE_OUTPUT, writeStageOutput } from "./stage-output.ts";
+import type { Stage0Options, StageSettings } from "./stage0.ts";
+import { misleadingWebshopHint, playWebshopCorpus, webshopHindsightHint } from "./webshop-demos.ts";
+
+/** The split the WebShop base agent is evaluated on: the benchmark's fixed test goals. */
+export const WEBSHOP_EVAL_SPLIT = heldOutSplit("webshop");
+
+/** Score and success of a set of episodes. */
+export type ShopOutcome = { readonly score: number; readonly success: number; readonly episodes: number };
+
+/** The WebShop Stage-0 report (`stage0.json`). */
+export type WebshopStage0Report = {
+  readonly env: "webshop";
+  readonly episodes: number;
+  readonly hintedEpisodes: number;
+  /** The demonstrations themselves (noisy expert), without and with hints. */
+  readonly demo: { readonly plain: ShopOutcome; readonly hinted: ShopOutcome };
+  readonly tokenizer: { readonly vocabSize: number };
+  readonly model: { readonly preset: string; readonly parameters: number; readonly maxContext: number };
+  readonly corpusTokens: number;
+  readonly tokensPerEpisode: number;
+  /** Episodes cut at the model's context (their later steps are not trained). */
+  readonly truncatedEpisodes: number;
+  readonly prompt: string;
+  readonly trainedTokens: number;
+  readonly bc: NllTrainReport;
+  readonly evalSplit: string;
+  /** Test goals evaluated (the first `stage0.evalGames` of the split). */
+  readonly evalGames: number;
+  /** The base agent without a hint: mean score, success (score 1). */
+  readonly noHint: ShopOutcome;
+  /** With the correct hindsight hint inserted by H. */
+  readonly correctHint: ShopOutcome;
+  /** With a misleading hint (another goal's query and options), over the goals that have one. */
+  readonly misleadingHint: ShopOutcome;
+  /** Same as `noHint.success`, under the key the ALFWorld report and the demo summary use. */
+  readonly successNoHint: number;
+  readonly successCorrectHint: number;
+  readonly validActionsNoHint: number;
+  readonly turnsNoHint: number;
+  readonly seconds: number;
+  readonly settings: StageSettings;
+};
+
+function outcome(xs: readonly { readonly score: number; readonly won?: boolean; readonly success?: boolean }[]): ShopOutcome {
+  const n = xs.length;
+  return {
+    score: n === 0 ? 0 : xs.reduce((a, x) => a + x.score, 0) / n,
+    success: n === 0 ? 0 : xs.filter((x) => x.won ?? x.success).length / n,
+    episodes: n,
+  };
+}
+
+/** Runs WebShop Stage 0 and writes `outDir/model` and `outDir/stage0.json`. */
+export async function runWebshopStage0(config: SeedConfig, options: Stage0Options): Promise<WebshopStage0Report> {
+  assertReplaceable(options.outDir, STAGE_OUTPUT);
+  const t0 = performance.now();
+  const s = config.stage0;
+  const quiet = options.quiet ?? false;
+  const env = trainingEnv(config);
+  const world: DemoWorld = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps };
+  const tasks = env.tasks(config.env.split, s.games);
+  const episodes = await playWebshopCorpus(config, tasks, world, SEED, quiet);
+  const renderer = rendererFor("webshop", config.rollout.prompt);
+  const { tokenizer, chat, examples, modelConfig, policy, bc } = await cloneBase(config, episodes, renderer, quiet);
+  const ev = await webshopStage0Eval(config, policy, chat, world, env.tasks(WEBSHOP_EVAL_SPLIT, s.evalGames), quiet);
+  const tokens = examples.reduce((a, e) => a + e.request.tokens.length, 0);
+  const report: WebshopStage0Report = {
+    env: "webshop",
+    episodes: episodes.length,
+    hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
+    demo: { plain: outcome(episodes.filter((d) => d.hint === "")), hinted: outcome(episodes.filter((d) => d.hint !== "")) },
+    tokenizer: { vocabSize: tokenizer.vocabSize },
+    model: { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext },
+    corpusTokens: tokens,
+    tokensPerEpisode: examples.length === 0 ? 0 : tokens / examples.length,
+    truncatedEpisodes: examples.filter((e) => e.request.tokens.length >= s.maxContext).length,
+    prompt: config.rollout.prompt,
+    trainedTokens: examples.reduce((a, e) => a + e.mask.reduce((x, y) => x + y, 0), 0),
+    bc,
+    ...ev,
+    seconds: (performance.now() - t0) / 1000,
+    settings: { env: config.env, rollout: config.rollout },
+  };
+  writeStageOutput(options.outDir, (tmp) => {
+    saveCheckpoint(join(tmp, "model"), { config: modelConfig, params: policy.params, tokenizer });
+    writeFileSync(join(tmp, "stage0.json"), JSON.stringify(report, null, 2) + "\n");
+  });
+  return report;
+}
+
+/** The base agent on the test goals without a hint, with the correct hint and with a misleading one. */
+export async function webshopStage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, world: DemoWorld, tasks: readonly TaskSpec[], quiet: boolean) {
+  const s = config.stage0;
+  const renderer = rendererFor("webshop", config.rollout.prompt);
+  const hints = await Promise.all(tasks.map((t, i) => webshopHindsightHint(world, t, deriveSeed(SEED, "webshop-eval", i))));
+  // Each goal's misleading hint is its neighbour's (the next goal with a different query).
+  const misleading = hints.map(({ hint }, i) => {
+    for (let k = 1; k < hints.length; k++) {
+      const m = misleadingWebshopHint(hint, hints[(i + k) % hints.length]!.hint);
+      if (m !== undefined) return m;
+    }
+    return undefined;
+  });
+  const rollout = {
+    seed: deriveSeed(SEED, "webshop-eval-rollout"), groupSize: 1, history: { mode: "full" } as const, maxSteps: world.maxSteps,
+    maxActionTokens: config.rollout.maxActionTokens, temperature: s.evalTemperature, chat, renderer, actionMask: config.rollout.actionMask,
+  };
+  const withHint = (pick: (i: number) => string) => ({ ...rollout, promptTransform: (text: string, where: { readonly groupIndex: number }) => applySkill(text, pick(where.groupIndex), "insert") });
+  const bar = new Progress("stage0 eval", 3, { silent: quiet });
+  const plain = await collectGroups(policy, world.makeEnv, tasks, rollout);
+  bar.tick();
+  const hinted = await collectGroups(policy, world.makeEnv, tasks, withHint((i) => hints[i]!.hint));
+  bar.tick();
+  const misled = tasks.filter((_, i) => misleading[i] !== undefined);
+  const misledHints = misleading.filter((h) => h !== undefined);
+  const wrong = await collectGroups(policy, world.makeEnv, misled, withHint((i) => misledHints[i]!));
+  bar.tick();
+  bar.done();
+  const turns = plain.reduce((a, t) => a + t.turns.length, 0);
+  const noHint = outcome(plain);
+  const correctHint = outcome(hinted);
+  return {
+    evalSplit: WEBSHOP_EVAL_SPLIT,
+    evalGames: tasks.length,
+    noHint,
+    correctHint,
+    misleadingHint: outcome(wrong),
+    successNoHint: noHint.success,
+    successCorrectHint: correctHint.success,
+    validActionsNoHint: turns === 0 ? 0 : plain.reduce((a, t) => a + t.turns.filter((x) => x.valid).length, 0) / turns,
+    turnsNoHint: plain.length === 0 ? 0 : turns / plain.length,
+  };
+}
