@@ -31,16 +31,24 @@ const OPENERS: readonly string[] = [
 const STOP = /\b(?:with|and|that|which|is|are|a|an|some|the|of|in|for|it|to|my|me|i|im|also|please|would|like|want|need)\b/g;
 
 /**
+ * An instruction lower-cased, without its price clause and its opening request ("i need", "i am
+ * looking for"): what every query derived from it starts from.
+ * @example requestBody("I need a red dress, and price lower than 90.00 dollars") // "a red dress"
+ */
+export function requestBody(instruction: string): string {
+  const s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
+  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
+  return opener === undefined ? s : s.slice(opener.length + 1);
+}
+
+/**
  * The search keywords the expert derives from an instruction: lower-cased, without the opening
  * request, the price clause, option names and punctuation, articles and linking words dropped.
  * @example goalQuery("i need a sulfate free shampoo with scent: lavender, and price lower than 30.00 dollars")
  * // "sulfate free shampoo lavender"
  */
 export function goalQuery(instruction: string): string {
-  let s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
-  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
-  if (opener !== undefined) s = s.slice(opener.length);
-  s = s.replace(/(with|, and) (?:[\w-]+ ){0,2}[\w-]+: /g, "$1 ");
+  const s = requestBody(instruction).replace(/(with|, and) (?:[\w-]+ ){0,2}[\w-]+: /g, "$1 ");
   return s.replace(STOP, " ").replace(/[^\p{L}\p{N}.'-]+/gu, " ").replace(/\s+/g, " ").trim();
 }
 

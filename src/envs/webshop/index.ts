@@ -13,7 +13,7 @@ export { WebShopEnv, parseAction, SEARCH_ACTION, WEBSHOP_SUCCESS_REWARD } from "
 export type { WebShopEnvOptions } from "./env.ts";
 export { Shop, generatedShop, realShop, TEST_GOALS, GOAL_SPLITS } from "./shop.ts";
 export type { GeneratedShopOptions, RealShopOptions } from "./shop.ts";
-export { webshopExpert, webshopRandomAction, goalQuery } from "./expert.ts";
+export { webshopExpert, webshopRandomAction, goalQuery, requestBody } from "./expert.ts";
 export {
   webshopReward, typeReward, attributeMatches, optionMatches, goalOptionItems, goalOptionsCreditable, FUZZY_THRESHOLD,
 } from "./reward.ts";

@@ -19,7 +19,7 @@ import { Rng, deriveSeed } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
 import type { Observation, TaskSpec } from "../../envs/env.ts";
 import { NoisyExpert, type Expert } from "../../envs/expert.ts";
-import { webshopExpert, webshopRandomAction } from "../../envs/webshop/index.ts";
+import { requestBody, webshopExpert, webshopRandomAction } from "../../envs/webshop/index.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { ruleAnalyzer } from "../../skills/rule-analyzer.ts";
 import { serializeTrajectory } from "../../skills/serialize.ts";
@@ -63,14 +63,6 @@ export function hintQuery(hint: string): string | undefined {
   return /\(a query like '([^']*)'\)/.exec(hint)?.[1];
 }
 
-// Request openings of instructions, longest first ("i would like to buy" before "i would like").
-const OPENERS: readonly string[] = [
-  "i am looking for", "i'm looking for", "im looking for", "i would like to buy", "i would like to get", "i would like",
-  "i'd like", "id like", "i need to buy", "i need", "i want to buy", "i want", "can you find me", "can you find",
-  "help me find", "i am interested in", "im interested in", "i am searching for", "im searching for", "find me",
-  "get me", "buy me", "show me", "looking for",
-].toSorted((a, b) => b.length - a.length);
-
 /**
  * The demonstrator's first query: the instruction's product phrase as one contiguous span (after
  * the request opening and an article, before the first option clause and the price). A small
@@ -79,10 +71,7 @@ const OPENERS: readonly string[] = [
  * @example demoQuery("i need a button closure dress with color: red, and price lower than 90.00 dollars") // "button closure dress"
  */
 export function demoQuery(instruction: string): string {
-  let s = instruction.toLowerCase().replace(/,? and price lower than [\d.]+ dollars\s*$/, "").trim();
-  const opener = OPENERS.find((o) => s.startsWith(`${o} `));
-  if (opener !== undefined) s = s.slice(opener.length + 1);
-  s = s.replace(/^(?:a|an|some|the)\s+/, "");
+  let s = requestBody(instruction).replace(/^(?:a|an|some|the)\s+/, "");
   const option = /(?:,? and | with )[\w' -]+: /.exec(s);
   if (option !== null) s = s.slice(0, option.index);
   return s.replace(/[[\]\n]/g, " ").replace(/\s+/g, " ").trim();
