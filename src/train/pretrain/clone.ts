@@ -4,7 +4,10 @@
  * NLL on the expert's responses (`sft.ts`). The corpus and the report are the environment's
  * (`stage0.ts` for ALFWorld, `webshop-stage0.ts` for WebShop).
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { deriveSeed } from "../../core/rng.ts";
+import { saveCheckpoint } from "../../model/checkpoint.ts";
 import { ChatFormat } from "../../policy/chat-format.ts";
 import type { PromptRenderer } from "../../agent/prompts/index.ts";
 import { presetConfig, type ModelConfig } from "../../model/config.ts";
@@ -13,6 +16,7 @@ import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { demoTexts, encodeDemo, type DemoEpisode } from "./demos.ts";
 import { trainNll, type NllTrainReport, type SftExample } from "./sft.ts";
+import { writeStageOutput } from "./stage-output.ts";
 
 /**
  * The root seed of every Stage-0 draw: the base agent is a fixed starting point shared by every
@@ -47,4 +51,12 @@ export async function cloneBase(config: SeedConfig, episodes: readonly DemoEpiso
   const policy = EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
   const bc = await trainNll(policy, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
   return { tokenizer, chat, examples, modelConfig, policy, bc };
+}
+
+/** Writes a Stage-0 output folder atomically: `model/` (weights and tokenizer, no optimizer) and `stage0.json`. */
+export function writeBase(outDir: string, base: ClonedBase, report: object): void {
+  writeStageOutput(outDir, (tmp) => {
+    saveCheckpoint(join(tmp, "model"), { config: base.modelConfig, params: base.policy.params, tokenizer: base.tokenizer });
+    writeFileSync(join(tmp, "stage0.json"), JSON.stringify(report, null, 2) + "\n");
+  });
 }

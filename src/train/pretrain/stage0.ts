@@ -15,8 +15,6 @@
  * `stage0.json` (the report). Seeds derive from `deriveSeed(0, "stage0", ...)`: the base agent is
  * a fixed starting point shared by every run seed of an experiment.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { assertReplaceable } from "../../core/fs.ts";
 import { deriveSeed, Rng } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
@@ -27,7 +25,6 @@ import type { Trajectory } from "../../core/trajectory.ts";
 import type { TaskSpec } from "../../envs/env.ts";
 import { priorsForTask, parseTaskSentence } from "../../envs/alfworld/index.ts";
 import { parameterCount } from "../../model/config.ts";
-import { saveCheckpoint } from "../../model/checkpoint.ts";
 import type { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { applySkill } from "../../skills/context.ts";
 import type { SeedConfig } from "../../config/config.ts";
@@ -35,8 +32,8 @@ import { encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, play
 import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
 import type { NllTrainReport } from "./sft.ts";
-import { cloneBase, SEED } from "./clone.ts";
-import { STAGE_OUTPUT, writeStageOutput } from "./stage-output.ts";
+import { cloneBase, SEED, writeBase } from "./clone.ts";
+import { STAGE_OUTPUT } from "./stage-output.ts";
 import { runWebshopStage0, type WebshopStage0Report } from "./webshop-stage0.ts";
 
 /** What a stage report records of the config it was built with. */
@@ -142,7 +139,8 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
   const episodes = await playCorpus(config, tasks, world, quiet);
 
   const renderer = rendererFor("alfworld", config.rollout.prompt);
-  const { tokenizer, chat, examples, modelConfig, policy, bc } = await cloneBase(config, episodes, renderer, quiet);
+  const base = await cloneBase(config, episodes, renderer, quiet);
+  const { tokenizer, chat, examples, modelConfig, policy, bc } = base;
 
   const evalReport = await stage0Eval(config, policy, chat, renderer, world, quiet);
   const report: Stage0Report = {
@@ -160,10 +158,7 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
     seconds: (performance.now() - t0) / 1000,
     settings: { env: config.env, rollout: config.rollout },
   };
-  writeStageOutput(options.outDir, (tmp) => {
-    saveCheckpoint(join(tmp, "model"), { config: modelConfig, params: policy.params, tokenizer });
-    writeFileSync(join(tmp, "stage0.json"), JSON.stringify(report, null, 2) + "\n");
-  });
+  writeBase(options.outDir, base, report);
   return report;
 }
 

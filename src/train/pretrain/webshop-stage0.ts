@@ -12,8 +12,6 @@
  *
  * Output: `model/` and `stage0.json`, as for ALFWorld, so `ensureBase` caches both alike.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { assertReplaceable } from "../../core/fs.ts";
 import { deriveSeed } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
@@ -21,7 +19,6 @@ import type { TaskSpec } from "../../envs/env.ts";
 import { rendererFor } from "../../agent/prompts/index.ts";
 import { collectGroups } from "../../agent/rollout.ts";
 import { parameterCount } from "../../model/config.ts";
-import { saveCheckpoint } from "../../model/checkpoint.ts";
 import type { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { ChatFormat } from "../../policy/chat-format.ts";
 import { applySkill } from "../../skills/context.ts";
@@ -29,8 +26,8 @@ import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { heldOutSplit, type DemoWorld } from "./demos.ts";
 import type { NllTrainReport } from "./sft.ts";
-import { cloneBase, SEED } from "./clone.ts";
-import { STAGE_OUTPUT, writeStageOutput } from "./stage-output.ts";
+import { cloneBase, SEED, writeBase } from "./clone.ts";
+import { STAGE_OUTPUT } from "./stage-output.ts";
 import type { Stage0Options, StageSettings } from "./stage0.ts";
 import { misleadingWebshopHint, playWebshopCorpus, webshopHindsightHint } from "./webshop-demos.ts";
 
@@ -94,7 +91,8 @@ export async function runWebshopStage0(config: SeedConfig, options: Stage0Option
   const tasks = env.tasks(config.env.split, s.games);
   const episodes = await playWebshopCorpus(config, tasks, world, SEED, quiet);
   const renderer = rendererFor("webshop", config.rollout.prompt);
-  const { tokenizer, chat, examples, modelConfig, policy, bc } = await cloneBase(config, episodes, renderer, quiet);
+  const base = await cloneBase(config, episodes, renderer, quiet);
+  const { tokenizer, chat, examples, modelConfig, policy, bc } = base;
   const ev = await webshopStage0Eval(config, policy, chat, world, env.tasks(WEBSHOP_EVAL_SPLIT, s.evalGames), quiet);
   const tokens = examples.reduce((a, e) => a + e.request.tokens.length, 0);
   const report: WebshopStage0Report = {
@@ -114,10 +112,7 @@ export async function runWebshopStage0(config: SeedConfig, options: Stage0Option
     seconds: (performance.now() - t0) / 1000,
     settings: { env: config.env, rollout: config.rollout },
   };
-  writeStageOutput(options.outDir, (tmp) => {
-    saveCheckpoint(join(tmp, "model"), { config: modelConfig, params: policy.params, tokenizer });
-    writeFileSync(join(tmp, "stage0.json"), JSON.stringify(report, null, 2) + "\n");
-  });
+  writeBase(options.outDir, base, report);
   return report;
 }
 
