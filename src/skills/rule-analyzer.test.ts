@@ -108,6 +108,8 @@ test("other environments get their own rules, recognised from the text alone", (
   const qa = serialized("who wrote hamlet?", [["q", "<search>hamlet author</search>"], ["<information>...</information>", "<search>hamlet author</search>"]], false, "search");
   assert.equal(episodeKind(readOk(qa)), "search");
   assert.match(skill(qa), /^Do not repeat the query 'hamlet author'/);
+  const qaWon = serialized("where was the founder of velmora works born?", [["q", "<search>Velmora Works</search>"], ["<information>...</information>", "<search>Tarin Brous</search>"], ["<information>...</information>", "<answer>Shouhe</answer>"]], true, "search");
+  assert.equal(skill(qaWon), "Search for the exact entity the question names (queries that worked: 'Velmora Works', then 'Tarin Brous'), read the returned documents, and answer with the short span that states the asked relation.");
   const qaWrong = serialized("who wrote hamlet?", [["q", "<search>hamlet</search>"], ["<information>...</information>", "<answer>marlowe</answer>"]], false, "search");
   assert.match(skill(qaWrong), /^Do not answer before verifying/);
   const soko = serialized("push every box onto a target.", [["#####", "up"], ["#####", "down"], ["#####", "up"], ["#####", "down"]], false, "sokoban");

@@ -70,8 +70,11 @@ function searchQa(episode: ParsedTrajectory): string {
   const searches = acts.flatMap((a) => /^<search>([\s\S]*)<\/search>$/i.exec(a)?.[1]?.trim() ?? []);
   const answered = acts.some((a) => /^<answer>/i.test(a));
   if (episode.outcome === "success") {
-    return searches.length > 0
-      ? "Search for the exact entity the question names, read the returned documents, and answer with the short span that states the asked relation."
+    // The queries of a won episode, in order and once each, are its hindsight: on a two-hop
+    // question the second names the bridge entity, which the question itself does not.
+    const used = [...new Set(searches.filter((q) => q !== ""))].slice(0, 3).map((q) => `'${q.replace(/'/g, "")}'`);
+    return used.length > 0
+      ? `Search for the exact entity the question names (queries that worked: ${used.join(", then ")}), read the returned documents, and answer with the short span that states the asked relation.`
       : "When the question is simple and certain, answer directly with a short span inside <answer> </answer>.";
   }
   if (mostlyInvalid(episode)) return "Do not mix tags: each turn give exactly one <search> query </search> or one <answer> short answer </answer>, never both.";

@@ -27,11 +27,18 @@ import { Bm25Retriever } from "./retriever.ts";
 
 const worlds = new Map<number, { kb: KnowledgeBase; retriever: Bm25Retriever }>();
 
-/** The generated knowledge base of a seed and its BM25 retriever, built once per process. */
+/**
+ * Size of the generated world that training and evaluation use (`generateKnowledgeBase`'s
+ * `scale`): 720 passages, 2,048 train and 512 test questions, so the evaluation panel holds 500
+ * questions (the default world's 64 test questions give intervals of ±12 points).
+ */
+export const SEARCH_WORLD_SCALE = 8;
+
+/** The generated knowledge base of a seed (at {@link SEARCH_WORLD_SCALE}) and its BM25 retriever, built once per process. */
 export function syntheticWorld(seed = 0): { kb: KnowledgeBase; retriever: Bm25Retriever } {
   let w = worlds.get(seed);
   if (w === undefined) {
-    const kb = generateKnowledgeBase({ seed });
+    const kb = generateKnowledgeBase({ seed, scale: SEARCH_WORLD_SCALE });
     w = { kb, retriever: new Bm25Retriever(kb.passages) };
     worlds.set(seed, w);
   }

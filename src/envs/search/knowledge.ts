@@ -7,7 +7,8 @@
  * each with its fact chain. Every kept question is checked answerable: the passage of each hop is
  * in the top 3 BM25 results of that hop's query, so at most two searches suffice.
  *
- * Seeded and deterministic; small by default (about 90 passages, a few hundred questions). Names
+ * Seeded and deterministic; small by default (about 90 passages, 320 questions), `scale` times larger
+ * when asked (the registry's world is scale 8: 720 passages, 512 test questions). Names
  * are invented from syllables and checked unique after analysis, so a name query finds its entity.
  * This is a training and demo corpus, not a benchmark: real evaluation uses the shipped QA sets.
  */
@@ -33,6 +34,12 @@ export type KnowledgeBaseOptions = {
   readonly books?: number;
   /** Share of questions in the `test` split; the rest are `train`. @default 0.2 */
   readonly testFraction?: number;
+  /**
+   * Multiplies every default entity count (an explicit count is used as given). Scale 8 has 720
+   * passages and 2,560 questions, 512 of them in `test`: room for a 500-question panel.
+   * @default 1
+   */
+  readonly scale?: number;
 };
 
 /** The generated corpus and its questions (split `train` or `test`). */
@@ -100,21 +107,24 @@ export function generateKnowledgeBase(options: KnowledgeBaseOptions = {}): Knowl
   const reserved = [...OCCUPATIONS, ...INDUSTRIES, ...COMPANY_SUFFIXES, ...GENRES, ...BOOK_NOUNS, ...EXPORTS, ...FEATURES, ...TEMPLATE_WORDS];
   const names = new NameMaker(rng, reserved);
   const year = (lo: number, hi: number) => lo + rng.int(hi - lo + 1);
+  const scale = options.scale ?? 1;
+  if (!(Number.isInteger(scale) && scale >= 1)) throw new RangeError(`knowledge base scale must be a positive integer, got ${scale}`);
+  const count = (given: number | undefined, base: number) => given ?? base * scale;
 
-  const countries: Country[] = Array.from({ length: options.countries ?? 6 }, () => ({ name: names.word(), population: 2 + rng.int(60), export: rng.choice(EXPORTS) }));
-  const cities: City[] = Array.from({ length: options.cities ?? 18 }, (_, i) => ({
+  const countries: Country[] = Array.from({ length: count(options.countries, 6) }, () => ({ name: names.word(), population: 2 + rng.int(60), export: rng.choice(EXPORTS) }));
+  const cities: City[] = Array.from({ length: count(options.cities, 18) }, (_, i) => ({
     name: names.word(), country: countries[i % countries.length]!, founded: year(900, 1750), feature: rng.choice(FEATURES),
   }));
   for (const k of countries) k.capital = cities.find((c) => c.country === k);
-  const people: Person[] = Array.from({ length: options.people ?? 36 }, () => {
+  const people: Person[] = Array.from({ length: count(options.people, 36) }, () => {
     const surname = names.word();
     return { name: `${names.word()} ${surname}`, surname, born: year(1780, 1960), city: rng.choice(cities), occupation: rng.choice(OCCUPATIONS) };
   });
-  const companies: Company[] = Array.from({ length: options.companies ?? 14 }, () => {
+  const companies: Company[] = Array.from({ length: count(options.companies, 14) }, () => {
     const founder = rng.choice(people);
     return { name: `${names.word()} ${rng.choice(COMPANY_SUFFIXES)}`, founder, hq: rng.choice(cities), founded: founder.born + 22 + rng.int(30), industry: rng.choice(INDUSTRIES) };
   });
-  const books: Book[] = Array.from({ length: options.books ?? 16 }, () => {
+  const books: Book[] = Array.from({ length: count(options.books, 16) }, () => {
     const author = rng.choice(people);
     return { name: `The ${names.word()} ${rng.choice(BOOK_NOUNS)}`, author, year: author.born + 20 + rng.int(40), genre: rng.choice(GENRES) };
   });

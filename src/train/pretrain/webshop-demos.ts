@@ -16,17 +16,17 @@
  * and options. Not here: tokenization and training (`stage0.ts`, `webshop-stage0.ts`).
  */
 import { Rng, deriveSeed } from "../../core/rng.ts";
-import { Progress } from "../../core/progress.ts";
 import type { Observation, TaskSpec } from "../../envs/env.ts";
 import { NoisyExpert, type Expert } from "../../envs/expert.ts";
 import { requestBody, webshopExpert, webshopRandomAction } from "../../envs/webshop/index.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { ruleAnalyzer } from "../../skills/rule-analyzer.ts";
 import { serializeTrajectory } from "../../skills/serialize.ts";
-import { demoTrajectory, type DemoEpisode, type DemoStep, type DemoWorld } from "./demos.ts";
+import { demoTrajectory, type DemoWorld } from "./demos.ts";
+import { playExpertEpisode, playHintedCorpus, type ScoredDemo } from "./play.ts";
 
 /** A WebShop demonstration: a `DemoEpisode` plus the purchase score it ended with (0 when nothing was bought). */
-export type WebshopDemo = DemoEpisode & { readonly score: number };
+export type WebshopDemo = ScoredDemo;
 
 const NAV: Record<string, string> = {
   "click[next >]": "see more results",
@@ -101,26 +101,14 @@ class HintedExpert implements Expert {
  * @param epsilon random-action rate (random draws from `deriveSeed(seed, "webshop-noise")`)
  */
 export function playWebshopDemo(world: DemoWorld, task: TaskSpec, seed: number, epsilon: number, hint: string): WebshopDemo {
-  const env = world.makeEnv();
-  const initial = env.reset(task, seed);
+  // The first query is read off the reset page, which the episode loop resets again identically.
+  const initial = world.makeEnv().reset(task, seed);
   const query = hintQuery(hint) ?? demoQuery(initial.task);
   const clean = webshopExpert(task, seed);
   const expert = new NoisyExpert(query === "" ? clean : new HintedExpert(clean, query), {
     epsilon, rng: Rng.from(deriveSeed(seed, "webshop-noise")), randomAction: webshopRandomAction,
   });
-  let obs = initial;
-  const steps: DemoStep[] = [];
-  let won = false, score = 0;
-  for (let t = 0; t < world.maxSteps; t++) {
-    const action = expert.act(obs);
-    const r = env.step(action);
-    steps.push({ action, response: webshopResponse(action), expert: !expert.lastActionRandom, observation: obs, reward: r.reward });
-    obs = r.observation;
-    won = r.won;
-    score = r.score;
-    if (r.done) break;
-  }
-  return { task, initial, steps, won, hint, score };
+  return playExpertEpisode(world, task, seed, expert, webshopResponse, hint);
 }
 
 /** The hindsight hint of a goal: the clean expert's episode, analysed by the rule-based analyzer. */
@@ -144,28 +132,13 @@ export function misleadingWebshopHint(hint: string, other: string): string | und
 }
 
 /**
- * Plays the WebShop demonstration corpus: `stage0.episodesPerGame` episodes per training goal, a
- * share `stage0.hintShare` of them hinted (ε = `hintEpsilon`), the rest plain (ε = `epsilon`).
- * Every draw derives from `seed`, so the corpus is a pure function of the config.
+ * Plays the WebShop demonstration corpus (`playHintedCorpus`): `stage0.episodesPerGame` episodes
+ * per training goal, a share `stage0.hintShare` of them hinted. A pure function of the config.
  */
 export async function playWebshopCorpus(config: SeedConfig, tasks: readonly TaskSpec[], world: DemoWorld, seed: number, quiet: boolean): Promise<WebshopDemo[]> {
-  const s = config.stage0;
-  const bar = new Progress("stage0 corpus", tasks.length, { silent: quiet });
-  const out: WebshopDemo[] = [];
-  for (let g = 0; g < tasks.length; g++) {
-    const task = tasks[g]!;
-    const rng = Rng.from(deriveSeed(seed, "webshop-episode-kind", g));
-    for (let e = 0; e < s.episodesPerGame; e++) {
-      const epSeed = deriveSeed(seed, "webshop-demo", g, e);
-      if (rng.float() < s.hintShare) {
-        const { hint } = await webshopHindsightHint(world, task, epSeed);
-        out.push(playWebshopDemo(world, task, epSeed, s.hintEpsilon, hint));
-      } else {
-        out.push(playWebshopDemo(world, task, epSeed, s.epsilon, ""));
-      }
-    }
-    bar.tick();
-  }
-  bar.done();
-  return out;
+  return playHintedCorpus(config, tasks, seed, quiet, {
+    label: "stage0 corpus",
+    hint: async (task, epSeed) => (await webshopHindsightHint(world, task, epSeed)).hint,
+    play: (task, epSeed, epsilon, hint) => playWebshopDemo(world, task, epSeed, epsilon, hint),
+  }, "webshop");
 }
