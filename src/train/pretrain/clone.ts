@@ -2,7 +2,7 @@
  * Stage 0's behaviour cloning, shared by every environment's corpus: a BPE trained on the rendered
  * demonstrations, the episodes encoded exactly as `full`-mode rollouts, the seeded tiny model, and
  * NLL on the expert's responses (`sft.ts`). The corpus and the report are the environment's
- * (`stage0.ts` for ALFWorld, `webshop-stage0.ts` for WebShop).
+ * (`stage0.ts` for ALFWorld, `scored-stage0.ts` for WebShop and Search-QA).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -218,14 +218,14 @@ export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number,
 }
 
 /** The environments Stage 0 has a demonstrator and hint format for. */
-export const STAGE0_ENVS: readonly string[] = ["alfworld", "webshop"];
+export const STAGE0_ENVS: readonly string[] = ["alfworld", "webshop", "search"];
 
-/** The held-out split a base agent is checked on: ALFWorld's seen-validation games, WebShop's test goals. */
+/** The held-out split a base agent is checked on: ALFWorld's seen-validation games, WebShop's and Search-QA's test tasks. */
 export function heldOutSplit(envName: string): string {
-  return envName === "webshop" ? "test" : "valid_seen";
+  return envName === "webshop" || envName === "search" ? "test" : "valid_seen";
 }
 
-/** Stage 0 needs a demonstrator and the analyzer's hint format: ALFWorld or WebShop. */
+/** Stage 0 needs a demonstrator and the analyzer's hint format: ALFWorld, WebShop or Search-QA. */
 export function requireStage0Env(envName: string): void {
-  if (!STAGE0_ENVS.includes(envName)) throw new UsageError(`Stage 0 builds base agents on ${STAGE0_ENVS.join(" and ")} only; env.name is '${envName}'. Pass a pretrained checkpoint with --policy.init instead.`);
+  if (!STAGE0_ENVS.includes(envName)) throw new UsageError(`Stage 0 builds base agents on ${STAGE0_ENVS.join(", ")} only; env.name is '${envName}'. Pass a pretrained checkpoint with --policy.init instead.`);
 }

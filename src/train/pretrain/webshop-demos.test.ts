@@ -19,7 +19,7 @@ import { trainingEnv } from "../../run/training-env.ts";
 import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
 import { runStage0 } from "./stage0.ts";
 import { demoQuery, hintQuery, misleadingWebshopHint, playWebshopCorpus, playWebshopDemo, webshopHindsightHint, webshopResponse } from "./webshop-demos.ts";
-import type { WebshopStage0Report } from "./webshop-stage0.ts";
+import type { ScoredStage0Report as WebshopStage0Report } from "./scored-stage0.ts";
 
 function tinyConfig(): SeedConfig {
   const c = structuredClone(defaultConfig);

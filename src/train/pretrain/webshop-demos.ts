@@ -13,7 +13,7 @@
  * of the request (a query like '...'), open the result ..., select every required option (...),
  * then click buy now."). The demonstrator follows it: it searches with the hint's query and acts
  * with less noise (`hintEpsilon`). A misleading hint is the same text with another goal's query
- * and options. Not here: tokenization and training (`stage0.ts`, `webshop-stage0.ts`).
+ * and options. Not here: tokenization and training (`scored-stage0.ts`).
  */
 import { Rng, deriveSeed } from "../../core/rng.ts";
 import type { Observation, TaskSpec } from "../../envs/env.ts";
@@ -24,6 +24,7 @@ import { ruleAnalyzer } from "../../skills/rule-analyzer.ts";
 import { serializeTrajectory } from "../../skills/serialize.ts";
 import { demoTrajectory, type DemoWorld } from "./demos.ts";
 import { playExpertEpisode, playHintedCorpus, type ScoredDemo } from "./play.ts";
+import type { Demonstrator } from "./scored-stage0.ts";
 
 /** A WebShop demonstration: a `DemoEpisode` plus the purchase score it ended with (0 when nothing was bought). */
 export type WebshopDemo = ScoredDemo;
@@ -142,3 +143,11 @@ export async function playWebshopCorpus(config: SeedConfig, tasks: readonly Task
     play: (task, epSeed, epsilon, hint) => playWebshopDemo(world, task, epSeed, epsilon, hint),
   }, "webshop");
 }
+
+/** Stage 0's WebShop demonstrator (`scored-stage0.ts`). */
+export const WEBSHOP_DEMONSTRATOR: Demonstrator = {
+  env: "webshop",
+  corpus: playWebshopCorpus,
+  hint: async (world, task, seed) => (await webshopHindsightHint(world, task, seed)).hint,
+  misleading: misleadingWebshopHint,
+};

@@ -1,14 +1,14 @@
 /**
- * Stage 0 on WebShop: the embedded base agent for the shopping benchmark. The same steps as
- * ALFWorld's (`stage0.ts`), with the WebShop demonstrator (`webshop-demos.ts`) and a report in the
- * benchmark's terms:
+ * Stage 0 on the benchmarks scored per episode, WebShop and Search-QA: the embedded base agent.
+ * The same steps as ALFWorld's (`stage0.ts`), with the environment's demonstrator
+ * (`webshop-demos.ts`, `search-demos.ts`) and a report in the benchmark's terms:
  *
- *   1. corpus    noisy-expert episodes on training goals, a share with the analyzer's hindsight
+ *   1. corpus    noisy-expert episodes on training tasks, a share with the analyzer's hindsight
  *                hint that the demonstrator follows
  *   2-4.         BPE, tiny model, NLL behaviour cloning (`cloneBase`, shared with ALFWorld)
- *   5. report    mean purchase score and success (score 1) of the base agent on the test goals
- *                without a hint, with the correct hint and with a misleading one (another goal's
- *                query and options), valid-action rate and turns
+ *   5. report    mean score and success (score 1: a full-credit purchase, an exact-match answer)
+ *                of the base agent on the held-out tasks without a hint, with the correct hint
+ *                and with a misleading one (another task's), valid-action rate and turns
  *
  * Output: `model/` and `stage0.json`, as for ALFWorld, so `ensureBase` caches both alike.
  */
@@ -29,17 +29,25 @@ import type { NllTrainReport } from "./sft.ts";
 import { cloneBase, SEED, writeBase } from "./clone.ts";
 import { STAGE_OUTPUT } from "./stage-output.ts";
 import type { Stage0Options, StageSettings } from "./stage0.ts";
-import { misleadingWebshopHint, playWebshopCorpus, webshopHindsightHint } from "./webshop-demos.ts";
+import type { ScoredDemo } from "./play.ts";
 
-/** The split the WebShop base agent is evaluated on: the benchmark's fixed test goals. */
-export const WEBSHOP_EVAL_SPLIT = heldOutSplit("webshop");
+/** What Stage 0 needs of an environment's demonstrator. */
+export type Demonstrator = {
+  readonly env: string;
+  /** The demonstration corpus of the training tasks (a pure function of the config and seed). */
+  corpus(config: SeedConfig, tasks: readonly TaskSpec[], world: DemoWorld, seed: number, quiet: boolean): Promise<ScoredDemo[]>;
+  /** The hindsight hint of a task: the rule analyzer on the clean expert's episode. */
+  hint(world: DemoWorld, task: TaskSpec, seed: number): Promise<string>;
+  /** `hint` made misleading with another task's hint; undefined when the two cannot differ. */
+  misleading(hint: string, other: string): string | undefined;
+};
 
 /** Score and success of a set of episodes. */
 export type ShopOutcome = { readonly score: number; readonly success: number; readonly episodes: number };
 
-/** The WebShop Stage-0 report (`stage0.json`). */
-export type WebshopStage0Report = {
-  readonly env: "webshop";
+/** The Stage-0 report of WebShop and Search-QA (`stage0.json`). */
+export type ScoredStage0Report = {
+  readonly env: string;
   readonly episodes: number;
   readonly hintedEpisodes: number;
   /** The demonstrations themselves (noisy expert), without and with hints. */
@@ -80,8 +88,8 @@ function outcome(xs: readonly { readonly score: number; readonly won?: boolean; 
   };
 }
 
-/** Runs WebShop Stage 0 and writes `outDir/model` and `outDir/stage0.json`. */
-export async function runWebshopStage0(config: SeedConfig, options: Stage0Options): Promise<WebshopStage0Report> {
+/** Runs Stage 0 with `demonstrator` and writes `outDir/model` and `outDir/stage0.json`. */
+export async function runScoredStage0(config: SeedConfig, options: Stage0Options, demonstrator: Demonstrator): Promise<ScoredStage0Report> {
   assertReplaceable(options.outDir, STAGE_OUTPUT);
   const t0 = performance.now();
   const s = config.stage0;
@@ -89,14 +97,14 @@ export async function runWebshopStage0(config: SeedConfig, options: Stage0Option
   const env = trainingEnv(config);
   const world: DemoWorld = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps };
   const tasks = env.tasks(config.env.split, s.games);
-  const episodes = await playWebshopCorpus(config, tasks, world, SEED, quiet);
-  const renderer = rendererFor("webshop", config.rollout.prompt);
+  const episodes = await demonstrator.corpus(config, tasks, world, SEED, quiet);
+  const renderer = rendererFor(demonstrator.env, config.rollout.prompt);
   const base = await cloneBase(config, episodes, renderer, quiet);
   const { tokenizer, chat, examples, modelConfig, policy, bc } = base;
-  const ev = await webshopStage0Eval(config, policy, chat, world, env.tasks(WEBSHOP_EVAL_SPLIT, s.evalGames), quiet);
+  const ev = await scoredStage0Eval(config, policy, chat, world, env.tasks(heldOutSplit(demonstrator.env), s.evalGames), quiet, demonstrator);
   const tokens = examples.reduce((a, e) => a + e.request.tokens.length, 0);
-  const report: WebshopStage0Report = {
-    env: "webshop",
+  const report: ScoredStage0Report = {
+    env: demonstrator.env,
     episodes: episodes.length,
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demo: { plain: outcome(episodes.filter((d) => d.hint === "")), hinted: outcome(episodes.filter((d) => d.hint !== "")) },
@@ -116,28 +124,29 @@ export async function runWebshopStage0(config: SeedConfig, options: Stage0Option
   return report;
 }
 
-/** The base agent on the test goals without a hint, with the correct hint and with a misleading one. */
-export async function webshopStage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, world: DemoWorld, tasks: readonly TaskSpec[], quiet: boolean) {
+/** The base agent on held-out tasks without a hint, with the correct hint and with a misleading one. */
+export async function scoredStage0Eval(config: SeedConfig, policy: EmbeddedPolicy, chat: ChatFormat, world: DemoWorld, tasks: readonly TaskSpec[], quiet: boolean, demonstrator: Demonstrator) {
   const s = config.stage0;
-  const renderer = rendererFor("webshop", config.rollout.prompt);
-  const hints = await Promise.all(tasks.map((t, i) => webshopHindsightHint(world, t, deriveSeed(SEED, "webshop-eval", i))));
-  // Each goal's misleading hint is its neighbour's (the next goal with a different query).
-  const misleading = hints.map(({ hint }, i) => {
+  const env = demonstrator.env;
+  const renderer = rendererFor(env, config.rollout.prompt);
+  const hints = await Promise.all(tasks.map((t, i) => demonstrator.hint(world, t, deriveSeed(SEED, `${env}-eval`, i))));
+  // Each task's misleading hint is its neighbour's (the next task whose hint differs).
+  const misleading = hints.map((hint, i) => {
     for (let k = 1; k < hints.length; k++) {
-      const m = misleadingWebshopHint(hint, hints[(i + k) % hints.length]!.hint);
+      const m = demonstrator.misleading(hint, hints[(i + k) % hints.length]!);
       if (m !== undefined) return m;
     }
     return undefined;
   });
   const rollout = {
-    seed: deriveSeed(SEED, "webshop-eval-rollout"), groupSize: 1, history: { mode: "full" } as const, maxSteps: world.maxSteps,
+    seed: deriveSeed(SEED, `${env}-eval-rollout`), groupSize: 1, history: { mode: "full" } as const, maxSteps: world.maxSteps,
     maxActionTokens: config.rollout.maxActionTokens, temperature: s.evalTemperature, chat, renderer, actionMask: config.rollout.actionMask,
   };
   const withHint = (pick: (i: number) => string) => ({ ...rollout, promptTransform: (text: string, where: { readonly groupIndex: number }) => applySkill(text, pick(where.groupIndex), "insert") });
   const bar = new Progress("stage0 eval", 3, { silent: quiet });
   const plain = await collectGroups(policy, world.makeEnv, tasks, rollout);
   bar.tick();
-  const hinted = await collectGroups(policy, world.makeEnv, tasks, withHint((i) => hints[i]!.hint));
+  const hinted = await collectGroups(policy, world.makeEnv, tasks, withHint((i) => hints[i]!));
   bar.tick();
   const misled = tasks.filter((_, i) => misleading[i] !== undefined);
   const misledHints = misleading.filter((h) => h !== undefined);
@@ -148,7 +157,7 @@ export async function webshopStage0Eval(config: SeedConfig, policy: EmbeddedPoli
   const noHint = outcome(plain);
   const correctHint = outcome(hinted);
   return {
-    evalSplit: WEBSHOP_EVAL_SPLIT,
+    evalSplit: heldOutSplit(env),
     evalGames: tasks.length,
     noHint,
     correctHint,
