@@ -118,5 +118,5 @@ test("webshop Stage 0 bad input: missing data is one line naming the file; an en
   await assert.rejects(runStage0(c, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof DataError && !e.message.includes("\n") && e.message.includes("/nonexistent/webshop-data/items_shuffle_1000.json"));
   const s = tinyConfig();
   s.env.name = "sokoban";
-  await assert.rejects(runStage0(s, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof UsageError && /alfworld and webshop only; env.name is 'sokoban'/.test(e.message));
+  await assert.rejects(runStage0(s, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof UsageError && /alfworld, webshop, search only; env.name is 'sokoban'/.test(e.message));
 });

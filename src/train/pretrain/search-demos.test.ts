@@ -1,0 +1,115 @@
+/**
+ * Search-QA's Stage 0: the demonstrator, its hints (naming the queries that worked), misleading
+ * hints, tokenization equal to a full-mode rollout, and Stage 0 at tiny sizes.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ChatFormat } from "../../policy/chat-format.ts";
+import { rendererFor } from "../../agent/prompts/index.ts";
+import { collectGroups } from "../../agent/rollout.ts";
+import { trainBpe } from "../../model/tokenizer/index.ts";
+import { applySkill } from "../../skills/context.ts";
+import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
+import { defaultConfig, type SeedConfig } from "../../config/config.ts";
+import { trainingEnv } from "../../run/training-env.ts";
+import type { SearchPayload } from "../../envs/search/index.ts";
+import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
+import { runStage0 } from "./stage0.ts";
+import type { ScoredStage0Report } from "./scored-stage0.ts";
+import { hintQueries, misleadingSearchHint, playSearchCorpus, playSearchDemo, searchHindsightHint, searchResponse } from "./search-demos.ts";
+
+function tinyConfig(): SeedConfig {
+  const c = structuredClone(defaultConfig);
+  c.env.name = "search";
+  c.rollout.maxActionTokens = 48;
+  Object.assign(c.stage0, { model: "tiny", dModel: 0, layers: 0, vocabSize: 400, maxContext: 1024, games: 4, episodesPerGame: 2, steps: 3, batch: 2, evalGames: 2 });
+  return c;
+}
+
+function world(c: SeedConfig): DemoWorld {
+  const env = trainingEnv(c);
+  return { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps };
+}
+
+const hops = (t: { payload: unknown }) => (t.payload as SearchPayload).hops ?? [];
+
+test("search demonstrations: the hint names the chain's queries (the bridge entity too), the demonstrator searches them in order and answers", async () => {
+  const c = tinyConfig();
+  const w = world(c);
+  const tasks = trainingEnv(c).tasks("train", 400);
+  const twoHop = tasks.find((t) => hops(t).length === 2)!;
+  const { hint, oracle } = await searchHindsightHint(w, twoHop, 5);
+  assert.ok(oracle.won && oracle.score === 1, "the clean expert answers right");
+  assert.deepEqual(hintQueries(hint), hops(twoHop).map((h) => h.query));
+  assert.ok(!(twoHop.payload as SearchPayload).question.includes(hops(twoHop)[1]!.query), "the second query is not in the question");
+  const demo = playSearchDemo(w, twoHop, 5, 0, hint);
+  assert.deepEqual(demo.steps.map((s) => s.action), [...hops(twoHop).map((h) => `<search>${h.query}</search>`), `<answer>${(twoHop.payload as SearchPayload).answers[0]}</answer>`]);
+  assert.equal(demo.steps[0]!.response, searchResponse(demo.steps[0]!.action));
+  assert.match(demo.steps[0]!.response, /^<think>[^<]+<\/think><search>[^<]+<\/search>$/);
+  assert.ok(demo.won && demo.score === 1);
+
+  const other = tasks.find((t) => hops(t)[0]!.query !== hops(twoHop)[0]!.query)!;
+  const otherHint = (await searchHindsightHint(w, other, 6)).hint;
+  const wrong = misleadingSearchHint(hint, otherHint)!;
+  assert.deepEqual(hintQueries(wrong), hintQueries(otherHint));
+  assert.equal(wrong.replace(/\(queries that worked: [^)]*\)/, ""), hint.replace(/\(queries that worked: [^)]*\)/, ""), "only the queries change");
+  assert.equal(misleadingSearchHint(hint, hint), undefined);
+  assert.equal(misleadingSearchHint("Do not repeat the query 'x'.", otherHint), undefined);
+
+  const corpus = await playSearchCorpus(c, tasks.slice(0, 6), w, 1, true);
+  assert.equal(corpus.length, 12);
+  assert.ok(corpus.some((d) => d.hint !== "") && corpus.some((d) => d.hint === ""), "both kinds at hint share 0.7");
+  assert.deepEqual((await playSearchCorpus(c, tasks.slice(0, 6), w, 1, true)).map((d) => d.steps.map((s) => s.action)), corpus.map((d) => d.steps.map((s) => s.action)), "a pure function of the seed");
+});
+
+test("a noisy search demonstration is tokenized exactly as a full-mode rollout of its responses, mask on expert responses only", async () => {
+  const c = tinyConfig();
+  const w = world(c);
+  const renderer = rendererFor("search", c.rollout.prompt);
+  const tasks = trainingEnv(c).tasks("train", 60);
+  // An episode with both random and expert steps at ε 0.5 (seeded, so the pick is fixed).
+  const found = tasks.flatMap((t) => [1, 2, 3, 4].map((s) => ({ t, s, d: playSearchDemo(w, t, s, 0.5, "") }))).find(({ d }) => d.steps.some((x) => !x.expert) && d.steps.some((x) => x.expert))!;
+  const { hint } = await searchHindsightHint(w, found.t, found.s);
+  const demo = playSearchDemo(w, found.t, found.s, 0.5, hint);
+  const texts = demoTexts(demo, renderer);
+  assert.ok(texts[0]!.includes(hint), texts[0]);
+  const chat = new ChatFormat(trainBpe(texts, { vocabSize: 400 }));
+  const example = encodeDemo(demo, chat, 100000, renderer)!;
+  const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
+  const [traj] = await collectGroups(policy, () => w.makeEnv(), [found.t], {
+    seed: found.s, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 400, chat, envSeeds: [found.s], renderer,
+    promptTransform: (text) => applySkill(text, hint, "insert"),
+  });
+  policy.assertConsumed();
+  assert.deepEqual(example.request.tokens, traj!.turns.flatMap((t) => [...t.promptTokens, ...t.sampledTokens]));
+  assert.deepEqual(traj!.turns.map((t) => t.actionText), demo.steps.map((s) => s.action));
+  const expected: number[] = [];
+  traj!.turns.forEach((t, i) => {
+    if (i > 0) expected.push(...t.promptTokens.map(() => 0));
+    expected.push(...t.sampledTokens.map(() => (demo.steps[i]!.expert ? 1 : 0)));
+  });
+  assert.deepEqual(Array.from(example.mask), expected);
+});
+
+test("search Stage 0 at tiny sizes: BC runs and the report scores exact match on the test questions", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "seed-search-stage0-"));
+  try {
+    const out = join(dir, "base");
+    const r = (await runStage0(tinyConfig(), { outDir: out, quiet: true })) as ScoredStage0Report;
+    assert.equal(r.env, "search");
+    assert.equal(r.episodes, 8);
+    assert.equal(r.bc.steps, 3);
+    assert.ok(Number.isFinite(r.bc.firstLoss) && Number.isFinite(r.bc.finalLoss));
+    assert.equal(r.evalSplit, "test");
+    assert.equal(r.noHint.episodes, 2);
+    assert.ok(r.noHint.score >= 0 && r.noHint.score <= 1);
+    assert.equal(r.demo.hinted.episodes + r.demo.plain.episodes, 8);
+    const saved = JSON.parse(readFileSync(join(out, "stage0.json"), "utf8")) as ScoredStage0Report;
+    assert.equal(saved.trainedTokens, r.trainedTokens);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
