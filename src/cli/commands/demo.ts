@@ -9,7 +9,7 @@ import { DEMO_ENVS, demoPreset, runDemo, type DemoEnv } from "../../eval/demo.ts
 import { parseOptions, printJson } from "../args.ts";
 import type { Command } from "../main.ts";
 
-const USAGE = `usage: seed demo [--env alfworld|webshop] [--quick] [--out <dir>] [--seeds <n,...>] [--cache-dir <dir>] [--json] [--quiet]
+const USAGE = `usage: seed demo [--env alfworld|webshop|search] [--quick] [--out <dir>] [--seeds <n,...>] [--cache-dir <dir>] [--json] [--quiet]
 
 The whole pipeline on the embedded defaults: Stage 0 (base agent), Stage 1 (hindsight-skill SFT),
 SEED and GRPO side by side, evaluation on the generated seen and unseen ALFWorld splits, and an
@@ -17,8 +17,10 @@ HTML report. About 15 minutes on two idle cores (configs/experiments/demo.json);
 the same stages at smoke sizes in well under 3 minutes (configs/experiments/demo-quick.json).
 Running it again with the same --out resumes and reuses what is finished.
 
-  --env <name>       alfworld (default) or webshop: the generated shop, evaluated on its 128 test
-                     goals (configs/experiments/demo-webshop.json, demo-webshop-quick.json)
+  --env <name>       alfworld (default); webshop: the generated shop, evaluated on its 128 test
+                     goals (configs/experiments/demo-webshop.json, demo-webshop-quick.json);
+                     search: the generated Search-QA world, evaluated on 500 test questions
+                     (configs/experiments/demo-search.json, demo-search-quick.json)
   --out <dir>        output folder (default runs/demo, runs/demo-quick with --quick, runs/demo-webshop...)
   --seeds <list>     training seeds, e.g. 1,2,3 (default: the preset's)
   --cache-dir <dir>  where Stage-0/1 bases are cached (default <out>/cache)

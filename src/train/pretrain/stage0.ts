@@ -126,13 +126,13 @@ export async function playCorpus(config: SeedConfig, tasks: readonly TaskSpec[],
   return out;
 }
 
-/** The demonstrators of the benchmarks scored per episode (their Stage 0 is `scored-stage0.ts`). */
-const SCORED: Readonly<Record<string, Demonstrator>> = { webshop: WEBSHOP_DEMONSTRATOR, search: SEARCH_DEMONSTRATOR };
+/** The demonstrators of the benchmarks scored per episode, WebShop and Search-QA (their Stage 0 is `scored-stage0.ts`). */
+export const SCORED_DEMONSTRATORS: Readonly<Record<string, Demonstrator>> = { webshop: WEBSHOP_DEMONSTRATOR, search: SEARCH_DEMONSTRATOR };
 
 /** Runs Stage 0 and writes `outDir/model` and `outDir/stage0.json` (WebShop and Search-QA: `scored-stage0.ts`). */
 export async function runStage0(config: SeedConfig, options: Stage0Options): Promise<Stage0Report | ScoredStage0Report> {
   requireStage0Env(config.env.name);
-  const scored = SCORED[config.env.name];
+  const scored = SCORED_DEMONSTRATORS[config.env.name];
   if (scored !== undefined) return runScoredStage0(config, options, scored);
   // Refused before the work, not after it: a folder seed did not write is never replaced.
   assertReplaceable(options.outDir, STAGE_OUTPUT);

@@ -33,11 +33,10 @@ import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { trainNll, stepsForEpochs, type NllTrainReport, type SftExample } from "./sft.ts";
 import { analyzeWithPolicy, externalAnalyzer } from "../../skills/sources.ts";
-import { playCorpus, STAGE_OUTPUT, writeStageOutput, type StageSettings } from "./stage0.ts";
+import { playCorpus, SCORED_DEMONSTRATORS, STAGE_OUTPUT, writeStageOutput, type StageSettings } from "./stage0.ts";
 import { assertReplaceable } from "../../core/fs.ts";
 import { encodeDemo, heldOutSplit, STAGE0_ENVS } from "./demos.ts";
 import { SEED as STAGE0_SEED } from "./clone.ts";
-import { playWebshopCorpus } from "./webshop-demos.ts";
 
 /** The Stage-1 report (`stage1.json`). */
 export type Stage1Report = {
@@ -87,10 +86,11 @@ const SEED = deriveSeed(0, "stage1");
 async function replayDemos(config: SeedConfig, chat: ChatFormat, maxContext: number, count: number, quiet: boolean): Promise<SftExample[]> {
   if (count === 0 || !STAGE0_ENVS.includes(config.env.name)) return [];
   const env = trainingEnv(config);
-  if (config.env.name === "webshop") {
+  const scored = SCORED_DEMONSTRATORS[config.env.name];
+  if (scored !== undefined) {
     const games = Math.min(config.stage0.games, Math.ceil(count / config.stage0.episodesPerGame));
-    const episodes = await playWebshopCorpus(config, env.tasks(config.env.split, games), { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps }, STAGE0_SEED, quiet);
-    const renderer = rendererFor("webshop", config.rollout.prompt);
+    const episodes = await scored.corpus(config, env.tasks(config.env.split, games), { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps }, STAGE0_SEED, quiet);
+    const renderer = rendererFor(config.env.name, config.rollout.prompt);
     return episodes.map((d) => encodeDemo(d, chat, maxContext, renderer)).filter((x) => x !== undefined).slice(0, count);
   }
   const world = { makeEnv: () => env.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };

@@ -1,4 +1,4 @@
-// `seed demo --env webshop`: the presets it reads exist, train on WebShop and evaluate on its test goals.
+// `seed demo --env webshop|search`: the presets it reads exist, train on the environment and evaluate on its test split.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DEMO_ENVS, demoPreset } from "./demo.ts";
@@ -15,4 +15,10 @@ test("every demo environment has a full and a quick preset; WebShop's train on w
     assert.deepEqual(spec.arms.map((a) => a.preset), ["seed", "grpo"]);
   }
   assert.equal(readExperimentSpec("demo-webshop").eval.count, 128);
+  for (const quick of [false, true]) {
+    const spec = readExperimentSpec(demoPreset("search", quick));
+    assert.ok(spec.overrides.includes("env.name=search"));
+    assert.deepEqual(spec.eval.splits, ["test"]);
+  }
+  assert.equal(readExperimentSpec("demo-search").eval.count, 500, "the fixed 500-question panel");
 });
