@@ -35,7 +35,7 @@ const RANGES: Readonly<Record<string, readonly [number, number]>> = {
   "optim.eps": [0, 1], "optim.weightDecay": [0, 10], "optim.maxGradNorm": [0, 1e9], "grpo.eps": [0, 1],
   "pg.coef": [0, 1e6], "pg.clipLow": [0, 1], "pg.clipHigh": [0, 1e3], "kl.coef": [0, 1e6], "entropy.coef": [0, 0], "opd.coef": [0, 1e6], "opd.beta": [0, 1e4],
   "skillSd.coef": [0, 1e6], "rlsd.lambda0": [0, 1], "rlsd.epsW": [0, 1], "eval.temperature": [0, 10], "env.invalidPenalty": [-1, 1e6],
-  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.selfHints": [0, 1], "stage0.selfHintEpsilon": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
+  "stage0.epsilon": [0, 1], "stage0.hintShare": [0, 1], "stage0.hintEpsilon": [0, 1], "stage0.selfHints": [0, 1], "stage0.selfHintEpsilon": [0, 1], "stage0.contextWeight": [0, 1], "stage0.lr": [0, 1], "stage0.evalTemperature": [0, 10],
   "stage1.temperature": [0, 10], "stage1.degradeRate": [0, 1], "stage1.replay": [0, 100], "stage1.lr": [0, 1],
 };
 

@@ -42,7 +42,7 @@ export async function cloneBase(config: SeedConfig, episodes: readonly DemoEpiso
   const s = config.stage0;
   const tokenizer = trainBpe(episodes.flatMap((d) => demoTexts(d, renderer)), { vocabSize: s.vocabSize });
   const chat = new ChatFormat(tokenizer);
-  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer, { trainNoise: s.trainPlainNoise && d.hint === "" })).filter((x) => x !== undefined);
+  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer, { trainNoise: s.trainPlainNoise && d.hint === "", contextWeight: s.contextWeight })).filter((x) => x !== undefined);
   const modelConfig = presetConfig(s.model, {
     vocabSize: tokenizer.vocabSize, maxContext: s.maxContext,
     ...(s.dModel > 0 ? { dModel: s.dModel, ffnSize: 64 * Math.ceil((8 * s.dModel) / 3 / 64) } : {}),

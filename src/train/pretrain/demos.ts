@@ -190,10 +190,10 @@ export function demoTexts(d: DemoEpisode, renderer: PromptRenderer = rendererFor
 /**
  * The token ids of an episode exactly as a `full`-mode rollout builds them, cut at `maxContext`,
  * with mask 1 on the expert's response ids (the closing `<|im_end|>` included; with `trainNoise`
- * on the random actions' too).
+ * on the random actions' too); `contextWeight` > 0 is carried for `trainNll` to weigh the rest.
  * @returns undefined when not even the first response fits
  */
-export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number, renderer: PromptRenderer = rendererFor("alfworld"), options: { readonly trainNoise?: boolean } = {}): SftExample | undefined {
+export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number, renderer: PromptRenderer = rendererFor("alfworld"), options: { readonly trainNoise?: boolean; readonly contextWeight?: number } = {}): SftExample | undefined {
   const trainAll = options.trainNoise ?? false;
   const r = renderDemo(d, renderer);
   const tokens = chat.prompt(r.first);
@@ -214,7 +214,8 @@ export function encodeDemo(d: DemoEpisode, chat: ChatFormat, maxContext: number,
   if (keep <= start) return undefined;
   const m = Uint8Array.from(mask.slice(0, keep - start));
   if (!m.some((x) => x === 1)) return undefined;
-  return { request: { tokens: tokens.slice(0, keep), start }, mask: m };
+  const w = options.contextWeight ?? 0;
+  return { request: { tokens: tokens.slice(0, keep), start }, mask: m, ...(w > 0 ? { contextWeight: w } : {}) };
 }
 
 /** The environments Stage 0 has a demonstrator and hint format for. */

@@ -35,9 +35,16 @@ function plan(action: string): string {
   return "act";
 }
 
-/** The response text of a Search-QA action: `<think>plan</think>` then the action's tag block. */
+/**
+ * The response text of a Search-QA action: `<think>plan</think>` then the action's tag block with
+ * a space inside each tag, as the prompt's own examples write it (`<search> query </search>`,
+ * `<answer> Paris </answer>`). The space is also what makes the query copyable: a name in the
+ * question follows a space, and byte-level BPE tokenizes " Hiodra" and "Hiodra" differently, so
+ * only the spaced form repeats the question's tokens exactly (the environment trims both).
+ */
 export function searchResponse(action: string): string {
-  return `<think>${plan(action)}</think>${action}`;
+  const m = /^<(search|answer)>([\s\S]*)<\/\1>$/.exec(action);
+  return `<think>${plan(action)}</think>${m === null ? action : `<${m[1]}> ${m[2]!.trim()} </${m[1]}>`}`;
 }
 
 /** The queries a hint names (`(queries that worked: 'a', then 'b')`), in order; [] for none. */

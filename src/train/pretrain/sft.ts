@@ -19,6 +19,8 @@ export type SftExample = {
   readonly request: ScoreRequest;
   /** 1 on trained positions; length `tokens.length - start`. */
   readonly mask: Uint8Array;
+  /** Loss weight of the other scored positions (language modelling of the context). @default 0 */
+  readonly contextWeight?: number;
 };
 
 /** Options of `trainNll`. */
@@ -88,7 +90,10 @@ export async function trainNll(policy: EmbeddedPolicy, examples: readonly SftExa
       n += e.mask.length;
     }
     const lossMask = new Float64Array(n);
-    picked.forEach((e, k) => lossMask.set(e.mask, segments[k]!.start));
+    picked.forEach((e, k) => {
+      const at = segments[k]!.start, w = e.contextWeight ?? 0;
+      for (let i = 0; i < e.mask.length; i++) lossMask[at + i] = e.mask[i] === 1 ? 1 : w;
+    });
     const batch = { segments, lossMask };
     // The NLL weights (−m/Σm) do not depend on the log-probs, so they are known before the forward.
     const { dLogprobs } = nllLoss({ batch, policyLogprobs: new Float64Array(n) });
