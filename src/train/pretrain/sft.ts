@@ -9,7 +9,7 @@
 import { Rng, deriveSeed } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
 import type { Segment } from "../../math/batch.ts";
-import { nllLoss } from "../../math/sft.ts";
+import { nllLoss, weightedNllLoss } from "../../math/sft.ts";
 import { lrAt } from "../../model/adamw.ts";
 import type { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { ScoreRequest } from "../../policy/policy.ts";
@@ -73,6 +73,35 @@ export function stepsForEpochs(count: number, batch: number, epochs: number): nu
   return Math.ceil(count / batch) * epochs;
 }
 
+/**
+ * The packed batch of `examples`: one segment per example, the 0/1 loss mask (1 on trained
+ * positions, and on context positions when the example has a `contextWeight`) and each position's
+ * weight (1 on trained positions, the `contextWeight` elsewhere, 0 by default).
+ */
+export function sftLossMask(examples: readonly SftExample[]): { segments: Segment[]; lossMask: Float64Array; tokenWeights: Float64Array } {
+  const segments: Segment[] = [];
+  let n = 0;
+  for (const e of examples) {
+    segments.push({ start: n, length: e.mask.length });
+    n += e.mask.length;
+  }
+  const lossMask = new Float64Array(n), tokenWeights = new Float64Array(n);
+  examples.forEach((e, k) => {
+    const at = segments[k]!.start, w = e.contextWeight ?? 0;
+    for (let i = 0; i < e.mask.length; i++) {
+      tokenWeights[at + i] = e.mask[i] === 1 ? 1 : w;
+      lossMask[at + i] = tokenWeights[at + i]! > 0 ? 1 : 0;
+    }
+  });
+  return { segments, lossMask, tokenWeights };
+}
+
+/** The loss of a packed SFT batch: plain NLL (token mean) unless some position has a fractional weight. */
+function sftLoss(batch: { segments: Segment[]; lossMask: Float64Array }, tokenWeights: Float64Array, policyLogprobs: Float64Array) {
+  const weighted = tokenWeights.some((w) => w !== 0 && w !== 1);
+  return weighted ? weightedNllLoss({ batch, policyLogprobs, tokenWeights }) : nllLoss({ batch, policyLogprobs });
+}
+
 /** Trains `policy` with NLL on `examples`. */
 export async function trainNll(policy: EmbeddedPolicy, examples: readonly SftExample[], options: NllTrainOptions): Promise<NllTrainReport> {
   const schedule = batchSchedule(examples.length, options.batch, options.steps, options.seed);
@@ -83,25 +112,16 @@ export async function trainNll(policy: EmbeddedPolicy, examples: readonly SftExa
   const t0 = performance.now();
   for (let s = 0; s < schedule.length; s++) {
     const picked = schedule[s]!.map((i) => examples[i]!);
-    const segments: Segment[] = [];
-    let n = 0;
-    for (const e of picked) {
-      segments.push({ start: n, length: e.mask.length });
-      n += e.mask.length;
-    }
-    const lossMask = new Float64Array(n);
-    picked.forEach((e, k) => {
-      const at = segments[k]!.start, w = e.contextWeight ?? 0;
-      for (let i = 0; i < e.mask.length; i++) lossMask[at + i] = e.mask[i] === 1 ? 1 : w;
-    });
+    const { segments, lossMask, tokenWeights } = sftLossMask(picked);
+    const n = lossMask.length;
     const batch = { segments, lossMask };
-    // The NLL weights (−m/Σm) do not depend on the log-probs, so they are known before the forward.
-    const { dLogprobs } = nllLoss({ batch, policyLogprobs: new Float64Array(n) });
+    // The NLL weights (−c/Σc) do not depend on the log-probs, so they are known before the forward.
+    const { dLogprobs } = sftLoss(batch, tokenWeights, new Float64Array(n));
     const weights = segments.map((seg) => Float32Array.from(dLogprobs.subarray(seg.start, seg.start + seg.length)));
     const scored = await policy.backwardScored(picked.map((e) => e.request), weights);
     const flat = new Float64Array(n);
     scored.forEach((lp, k) => flat.set(lp, segments[k]!.start));
-    const loss = nllLoss({ batch, policyLogprobs: flat }).value;
+    const loss = sftLoss(batch, tokenWeights, flat).value;
     const r = await policy.step({ lr: lrAt(lrSchedule, s), weightDecay: options.weightDecay ?? 0.01, maxGradNorm: 1 });
     if (r.skipped) skipped++;
     losses.push(loss);
