@@ -19,7 +19,8 @@ Build the embedded base agent. Writes DIR/model (weights + tokenizer) and DIR/st
 options:
   --out DIR            output directory (required)
   --data DIR           real data instead of generated games/shop (same as --env.data=DIR): ALFWorld json_2.1.1,
-                       or WebShop's folder with items_shuffle_1000.json (with --env.name=webshop)
+                       or WebShop's folder with items_shuffle_1000.json (with --env.name=webshop);
+                       Search-QA (--env.name=search) trains on its generated knowledge base only
   --quick              tiny model and corpus (seconds)
   --config FILE        a JSON file with a partial config
   --json               print the report as one JSON object

@@ -15,6 +15,7 @@ import { applySkill } from "../../skills/context.ts";
 import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
 import { defaultConfig, type SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { SearchPayload } from "../../envs/search/index.ts";
 import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
 import { runStage0 } from "./stage0.ts";
@@ -112,4 +113,10 @@ test("search Stage 0 at tiny sizes: BC runs and the report scores exact match on
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("search Stage 0 refuses real QA sets in one line (no fact chain to demonstrate)", async () => {
+  const c = tinyConfig();
+  c.env.data = "../shared/data/search-qa";
+  await assert.rejects(runStage0(c, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof UsageError && !e.message.includes("\n") && /generated knowledge base only/.test(e.message));
 });

@@ -16,6 +16,7 @@
  * a fixed starting point shared by every run seed of an experiment.
  */
 import { assertReplaceable } from "../../core/fs.ts";
+import { UsageError } from "../../core/errors.ts";
 import { deriveSeed, Rng } from "../../core/rng.ts";
 import { Progress } from "../../core/progress.ts";
 import type { ChatFormat } from "../../policy/chat-format.ts";
@@ -133,6 +134,8 @@ export const SCORED_DEMONSTRATORS: Readonly<Record<string, Demonstrator>> = { we
 export async function runStage0(config: SeedConfig, options: Stage0Options): Promise<Stage0Report | ScoredStage0Report> {
   requireStage0Env(config.env.name);
   const scored = SCORED_DEMONSTRATORS[config.env.name];
+  // Real QA sets carry no fact chain, so the expert could only answer from the gold (an oracle).
+  if (config.env.name === "search" && config.env.data !== "") throw new UsageError(`Search-QA's Stage 0 trains on the generated knowledge base only (real QA sets have no fact chain for the demonstrator); drop env.data ('${config.env.data}')`);
   if (scored !== undefined) return runScoredStage0(config, options, scored);
   // Refused before the work, not after it: a folder seed did not write is never replaced.
   assertReplaceable(options.outDir, STAGE_OUTPUT);
