@@ -64,6 +64,8 @@ export function demoPreset(env: DemoEnv, quick: boolean): string {
 /** One split's SEED − GRPO comparison. */
 export type Comparison = {
   readonly split: string;
+  /** The arm SEED is compared with (its name in the experiment). @default "GRPO" */
+  readonly against?: string;
   readonly metric: string;
   readonly seed: Estimate | undefined;
   readonly grpo: Estimate | undefined;
@@ -136,19 +138,27 @@ function webshopVerdict(comparisons: readonly Comparison[], data: ExperimentData
 }
 
 /**
- * The three verdict lines of a Search-QA demo: exact match on the generated test questions, the
- * call, and what the panel is (the real QA sets need a Wikipedia-scale corpus, which is not here).
+ * The three verdict lines of a Search-QA demo: exact match on the generated test questions against
+ * GRPO from the same base, then against GRPO from SEED's own Stage-1 checkpoint (the paper's "w/o
+ * self-evolving refresh" row; Stage 1 is extra training GRPO from the base does not get), then the
+ * calls.
  */
 function searchVerdict(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
-  const c = comparisons[0];
-  if (c === undefined) return ["Search-QA: not evaluated", "Verdict: no interval.", ""];
-  const questions = data.arms[0]?.runs[0]?.evals[c.split]?.episodes ?? "?";
-  const d = c.difference;
-  const call = !Number.isFinite(d.low) ? "no interval" : d.low === 0 && d.high === 0 ? "identical outcomes (every question ended the same for both)" : d.low > 0 ? "SEED better" : d.high < 0 ? "GRPO better" : "no difference resolved";
+  const questions = data.arms[0]?.runs[0]?.evals[comparisons[0]?.split ?? ""]?.episodes ?? "?";
+  const line = (c: Comparison | undefined, against: string): string => c === undefined
+    ? `Search-QA vs ${against}: not evaluated`
+    : `Search-QA, generated ${c.split} (${questions} questions, exact match %): SEED ${formatEstimate(c.seed)} vs ${against} ${formatEstimate(c.grpo)}; SEED − ${against} = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
+  const call = (c: Comparison | undefined, against: string): string => {
+    const d = c?.difference;
+    if (d === undefined || !Number.isFinite(d.low)) return `no interval vs ${against}`;
+    if (d.low === 0 && d.high === 0) return `identical outcomes vs ${against}`;
+    return d.low > 0 ? `SEED better than ${against}` : d.high < 0 ? `${against} better than SEED` : `no difference resolved vs ${against}`;
+  };
+  const base = comparisons.find((c) => c.against === "GRPO"), sft = comparisons.find((c) => c.against === "GRPO (from SFT)");
   return [
-    `Search-QA, generated ${c.split} (${questions} questions, exact match %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}; SEED − GRPO = ${signed(d.value)} pts [${signed(d.low)}, ${signed(d.high)}]`,
-    `Verdict: ${call} on exact match (95% intervals; ${c.intervalOver}).`,
-    "Questions of the generated knowledge base (one- and two-hop); the real QA sets need the wiki-18 corpus, which this machine does not have.",
+    line(base, "GRPO"),
+    line(sft, "GRPO (from SFT)"),
+    `Verdict: ${call(base, "GRPO")}; ${call(sft, "GRPO (from SFT)")} (95% intervals; ${base?.intervalOver ?? ""}; generated questions only: the real QA sets need the wiki-18 corpus, which is not here).`,
   ];
 }
 
@@ -240,7 +250,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const seedArm = data.arms.find((a) => a.preset === "seed"), grpoArm = data.arms.find((a) => a.preset === "grpo");
   // WebShop is read on both of its columns (success is the headline, score the benchmark's other number).
   const columns = env === "webshop" ? ["Success", "Score"] : [undefined];
-  const comparisons = seedArm && grpoArm ? spec.eval.splits.flatMap((s) => columns.map((col) => compareArms(seedArm, grpoArm, s, 0, col))).filter((c): c is Comparison => c !== null) : [];
+  const comparisons: Comparison[] = seedArm && grpoArm ? spec.eval.splits.flatMap((s) => columns.map((col) => compareArms(seedArm, grpoArm, s, 0, col))).filter((c): c is Comparison => c !== null).map((c) => ({ ...c, against: grpoArm.name })) : [];
+  // SEED starts from the Stage-1 checkpoint: where the experiment has GRPO from that checkpoint, compare with it too.
+  const grpoSft = data.arms.find((a) => a.name === "GRPO (from SFT)");
+  if (seedArm && grpoSft) for (const s of spec.eval.splits) {
+    const c = compareArms(seedArm, grpoSft, s, 0);
+    if (c !== null) comparisons.push({ ...c, against: grpoSft.name });
+  }
   const verdict = verdictLines(comparisons, data);
   const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${env === "alfworld" ? "" : ` --env ${env}`}${options.quick ? " --quick" : ""}: SEED vs GRPO on generated ${DEMO_TITLES[env]}` });
   bar.tick(work.report, "report written");
@@ -253,7 +269,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     seconds,
     report,
     verdict,
-    comparisons: comparisons.map((c) => ({ split: c.split, metric: c.metric, seed: c.seed, grpo: c.grpo, difference: c.difference, interval_over: c.intervalOver })),
+    comparisons: comparisons.map((c) => ({ split: c.split, metric: c.metric, against: c.against ?? "GRPO", seed: c.seed, grpo: c.grpo, difference: c.difference, interval_over: c.intervalOver })),
     ...experimentSummary(data),
     stages: {
       stage0: stages.stage0 && { successNoHint: stages.stage0["successNoHint"], successCorrectHint: stages.stage0["successCorrectHint"], logprobShiftCorrectVsMisleading: stages.stage0["logprobShiftCorrectVsMisleading"], seconds: stages.stage0["seconds"] },
