@@ -67,4 +67,31 @@ test("action-gate analysis on a real (tiny, untrained) embedded policy: every ac
   // An untrained policy's random text is never a useful command: no good steps, so no AUC.
   assert.equal(r.goodRate, 0);
   assert.ok(Number.isNaN(r.auc.value));
+  // The expert label is selectable on ALFWorld too: the same episodes, replayed for the expert.
+  const e = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "rule", label: "expert" });
+  assert.equal(e.label, "expert");
+  assert.equal(e.replayMismatch, 0);
+  assert.equal(e.goodRate, 0);
+});
+
+test("action-gate analysis on WebShop: the expert label, Stage 0's WebShop hint, every replay reproduced", async () => {
+  const config = resolveConfig({ preset: "seed", quick: true, overrides: ["--env.name=webshop", "--env.maxSteps=6", "--rollout.maxActionTokens=8", "--rollout.actionMask=true"] });
+  const tokenizer = trainBpe(["WebShop [SEP] Instruction: [SEP] i need a red dress [SEP] Search", "<think>go</think><action>search[red dress]</action><action>click[buy now]</action>"], { vocabSize: 300 });
+  const policy = EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 4096 }), tokenizer, seed: 5 });
+  const r = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "hint", split: "test" });
+  assert.equal(r.env, "webshop");
+  assert.equal(r.label, "expert");
+  assert.match(r.labelRule, /score_after > score_before/);
+  assert.equal(r.trajectories, 4);
+  assert.equal(r.skillValidRate, 1, "the clean expert's episode gives every goal a hint");
+  assert.equal(r.replayMismatch, 0);
+  assert.equal(r.unlabelled, 0);
+  assert.ok(r.actions > 0 && r.actions <= 4 * 6, `actions ${r.actions}`);
+  // From the first state the clean expert buys the goal within six steps.
+  assert.ok(r.expertStart !== undefined && r.expertStart.score > 0.5 && r.expertStart.finished === 1, JSON.stringify(r.expertStart));
+  // Random text is never a WebShop command: it only uses up the expert's steps (once it can no
+  // longer buy in time, a failure's length does not count), so no action is good.
+  assert.equal(r.goodRate, 0);
+  assert.ok(Number.isNaN(r.auc.value));
+  await assert.rejects(actionGateAnalysis(policy, config, { tasks: 1, groupSize: 1, label: "plan", split: "test" }), /plan-distance label needs ALFWorld/);
 });
