@@ -6,7 +6,7 @@ import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { resolveConfig } from "../config/presets.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import { AlfworldEngine, alfworldGeneratedTasks, gameOfTask, planDistance } from "../envs/alfworld/index.ts";
-import { actionGateAnalysis, clusteredAuc, replayDistances, type LabelledAction } from "./gate-action.ts";
+import { actionGateAnalysis, clusteredAuc, mixedGroups, replayDistances, type LabelledAction } from "./gate-action.ts";
 
 const act = (traj: number, gate: number, good: boolean): LabelledAction => ({ traj, gate, delta: 0, good, before: 2, after: good ? 1 : 2 });
 
@@ -29,6 +29,21 @@ test("within-trajectory AUC: pairs only inside a trajectory, ties count half, se
   // No trajectory with both kinds: no AUC, no interval.
   const none = clusteredAuc([[act(0, 0.4, true)], [act(1, 0.2, false)]], 3, 100);
   assert.ok(Number.isNaN(none.auc.value) && none.auc.interval === "none");
+});
+
+test("same-state groups: actions of one state pair across episodes; a state without both kinds drops out", () => {
+  // Two episodes from the same first state (key "s0"): episode 0's good search outranks episode
+  // 1's bad one, although episode 0's later good step has a lower gate than episode 1's bad one.
+  const items = [
+    { key: "s0", action: act(0, 0.45, true) }, { key: "s0", action: act(1, 0.40, false) },
+    { key: "a", action: act(0, 0.49, true) }, { key: "b", action: act(1, 0.52, false) },
+  ];
+  const groups = mixedGroups(items);
+  assert.equal(groups.length, 1);
+  assert.deepEqual(groups[0]!.map((x) => x.traj), [0, 1]);
+  assert.equal(clusteredAuc(groups, 1, 50).auc.value, 1);
+  // Only bad actions: no pair, no AUC.
+  assert.ok(Number.isNaN(clusteredAuc([[items[1]!.action, items[3]!.action]], 1, 50).auc.value));
 });
 
 function scripted(task: string, actions: readonly string[], success: boolean): Trajectory {
@@ -94,4 +109,18 @@ test("action-gate analysis on WebShop: the expert label, Stage 0's WebShop hint,
   assert.equal(r.goodRate, 0);
   assert.ok(Number.isNaN(r.auc.value));
   await assert.rejects(actionGateAnalysis(policy, config, { tasks: 1, groupSize: 1, label: "plan", split: "test" }), /plan-distance label needs ALFWorld/);
+});
+
+test("action-gate analysis on Search-QA: the expert label on generated questions, every replay reproduced", async () => {
+  const config = resolveConfig({ preset: "seed", quick: true, overrides: ["--env.name=search", "--env.maxSteps=4", "--rollout.maxActionTokens=8"] });
+  const tokenizer = trainBpe(["Who founded Velmora Works?", "<think>go</think><search>Velmora Works</search><answer>x</answer>"], { vocabSize: 300 });
+  const policy = EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 4096 }), tokenizer, seed: 5 });
+  const r = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "rule", split: "test" });
+  assert.equal(r.env, "search");
+  assert.equal(r.label, "expert");
+  assert.equal(r.replayMismatch, 0);
+  assert.equal(r.unlabelled, 0);
+  assert.ok(r.actions > 0 && r.actions <= 4 * 4, `actions ${r.actions}`);
+  assert.ok(r.expertStart !== undefined && r.expertStart.score === 1 && r.expertStart.finished === 1, JSON.stringify(r.expertStart));
+  await assert.rejects(actionGateAnalysis(policy, config, { tasks: 1, groupSize: 1, skill: "hint", split: "test" }), /'hint' skill is Stage 0's hint/);
 });

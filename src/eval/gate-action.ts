@@ -17,6 +17,9 @@
  * - within-trajectory AUC: over every (good, bad) pair of actions of the same trajectory,
  *   P(gate_good > gate_bad) + ½·P(tie), pooled over trajectories (a trajectory weighs by its
  *   pairs); 95% interval from resampling episodes (cluster bootstrap, seeded);
+ * - same-state AUC: the same over pairs of actions that different episodes of one task took from
+ *   the same state (turn and observation), which no position effect can drive (a gate that is
+ *   low on every first action but ranks first actions right is 0.5+ here, not below);
  * - Pearson of the action gate with the good/bad label (point-biserial), same interval;
  * - the distribution of Δ (per token, and per action as the token mean), the gate's spread
  *   (quantiles, standard deviation overall and within trajectories), tie rates.
@@ -100,6 +103,14 @@ export type ActionGateReport = {
   readonly auc: Estimate;
   /** Mean of the per-trajectory AUCs (each mixed trajectory weighs the same). */
   readonly aucPerTrajectoryMean: number;
+  /**
+   * Same-state AUC: the pairs are a good and a bad action taken from the same state by different
+   * episodes of one task (same turn, same observation text; e.g. every episode's first action),
+   * so the gates compare actions, not positions in an episode; interval over those states.
+   */
+  readonly sameStateAuc: Estimate;
+  /** States with at least one good and one bad action (the same-state AUC's units). */
+  readonly mixedStates: number;
   /** Pearson of the action gate with the good (1) / bad (0) label; interval over episodes. */
   readonly pearson: Estimate;
   readonly meanGate: { readonly good: number; readonly bad: number; readonly all: number };
@@ -140,6 +151,20 @@ export function replayDistances(task: TaskSpec, traj: Trajectory): { before: num
     if (engine.won()) break;
   }
   return { before, after, won: engine.won() };
+}
+
+/**
+ * The groups of actions that share a key (the same-state AUC's states) and hold both a good and
+ * a bad action, in first-seen order.
+ */
+export function mixedGroups(items: readonly { readonly key: string; readonly action: LabelledAction }[]): LabelledAction[][] {
+  const groups = new Map<string, LabelledAction[]>();
+  for (const { key, action } of items) {
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, [action]);
+    else g.push(action);
+  }
+  return [...groups.values()].filter((c) => c.some((x) => x.good) && c.some((x) => !x.good));
 }
 
 /** Pairs statistics of one trajectory's labelled actions: concordant (ties half), pairs, ties. */
@@ -232,6 +257,7 @@ export async function actionGateAnalysis(policy: Policy, config: SeedConfig, opt
   const world: ExpertWorld = { makeEnv: probe.makeEnv, expert: envEntry(config.env.name).expert, maxSteps: probe.maxSteps };
   const labelled: LabelledAction[][] = trajectories.map(() => []);
   const labels = new Map<number, TurnLabels | undefined>();
+  const stateKeys: { key: string; action: LabelledAction }[] = [];
   let unlabelled = 0, replayMismatch = 0;
   const tokenDeltas: number[] = [];
   for (const a of probe.actions) {
@@ -247,11 +273,15 @@ export async function actionGateAnalysis(policy: Policy, config: SeedConfig, opt
     const l = labels.get(a.traj);
     for (const d of a.delta) tokenDeltas.push(d);
     if (l === undefined || a.turn >= l.good.length) { unlabelled++; continue; }
-    labelled[a.traj]!.push({ traj: a.traj, gate: mean(Array.from(a.delta, (d) => gate(d, config.opd.beta))), delta: mean(a.delta), good: l.good[a.turn]!, before: l.before[a.turn]!, after: l.after[a.turn]! });
+    const x: LabelledAction = { traj: a.traj, gate: mean(Array.from(a.delta, (d) => gate(d, config.opd.beta))), delta: mean(a.delta), good: l.good[a.turn]!, before: l.before[a.turn]!, after: l.after[a.turn]! };
+    labelled[a.traj]!.push(x);
+    stateKeys.push({ key: `${traj.groupIndex}\u0000${a.turn}\u0000${traj.turns[a.turn]!.observation}`, action: x });
   }
   const flat = labelled.flat();
   const clusters = labelled.filter((c) => c.length > 0);
   const stats = clusteredAuc(clusters, o.seed, o.resamples);
+  const mixedStates = mixedGroups(stateKeys);
+  const sameState = clusteredAuc(mixedStates, deriveSeed(o.seed, "same-state"), o.resamples);
   const mixed = clusters.filter((c) => c.some((x) => x.good) && c.some((x) => !x.good));
   const perTraj = mixed.map((c) => { const p = pairCounts(c); return p.conc / p.pairs; });
   const gates = flat.map((x) => x.gate);
@@ -264,7 +294,7 @@ export async function actionGateAnalysis(policy: Policy, config: SeedConfig, opt
     actions: flat.length, tokens: tokenDeltas.length, goodRate: mean(flat.map((x) => (x.good ? 1 : 0))),
     mixedTrajectories: mixed.length, unlabelled, replayMismatch,
     ...(label === "expert" ? { expertStart: { score: mean(starts.map((v) => v.score)), finished: mean(starts.map((v) => (Number.isFinite(v.steps) ? 1 : 0))), steps: mean(starts.filter((v) => Number.isFinite(v.steps)).map((v) => v.steps)) } } : {}),
-    auc: stats.auc, aucPerTrajectoryMean: perTraj.length === 0 ? Number.NaN : mean(perTraj), pearson: stats.pearson,
+    auc: stats.auc, aucPerTrajectoryMean: perTraj.length === 0 ? Number.NaN : mean(perTraj), sameStateAuc: sameState.auc, mixedStates: mixedStates.length, pearson: stats.pearson,
     meanGate: { good: mean(flat.filter((x) => x.good).map((x) => x.gate)), bad: mean(flat.filter((x) => !x.good).map((x) => x.gate)), all: mean(gates) },
     gateSpread: { std: gates.length > 1 ? std(gates) : Number.NaN, withinTrajectoryStd: within.length === 0 ? Number.NaN : mean(within), quantiles: quantiles(gates) },
     delta: { token: quantiles(tokenDeltas), action: quantiles(flat.map((x) => x.delta)) },

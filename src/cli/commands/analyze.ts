@@ -68,6 +68,7 @@ function printReport(r: ActionGateReport): void {
   if (r.expertStart !== undefined) console.log(`clean expert from the first state: score ${r.expertStart.score.toFixed(3)}, finished ${(100 * r.expertStart.finished).toFixed(1)}% in ${r.expertStart.steps.toFixed(2)} steps`);
   console.log(`actions ${r.actions} (${(100 * r.goodRate).toFixed(1)}% good), ${r.mixedTrajectories} trajectories with good and bad steps, ${r.unlabelled} unlabelled, ${r.replayMismatch} replay mismatches`);
   console.log(`within-trajectory AUC ${f3(r.auc)} (per-trajectory mean ${Number.isFinite(r.aucPerTrajectoryMean) ? r.aucPerTrajectoryMean.toFixed(3) : "n/a"}); Pearson(gate, good) ${f3(r.pearson)}`);
+  console.log(`same-state AUC ${f3(r.sameStateAuc)} over ${r.mixedStates} states with good and bad actions (episodes of one task, same turn and observation)`);
   console.log(`mean gate good ${r.meanGate.good.toFixed(4)} / bad ${r.meanGate.bad.toFixed(4)}; spread sd ${r.gateSpread.std.toFixed(4)} (within trajectories ${r.gateSpread.withinTrajectoryStd.toFixed(4)})`);
   console.log(`gate quantiles: ${q(r.gateSpread.quantiles)}`);
   console.log(`delta per token: ${q(r.delta.token)}`);
