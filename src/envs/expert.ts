@@ -14,6 +14,13 @@ import type { Env, Observation, TaskSpec } from "./env.ts";
 /** An expert for one episode: the action it would take now. */
 export interface Expert {
   act(obs: Observation): string;
+  /**
+   * Optional: `action` was taken at `obs`, chosen by someone else (a replayed trajectory), so the
+   * expert's memory follows what was done rather than what it would have done. Without it a
+   * replay calls `act(obs)` and drops the answer, which is exact for experts whose memory comes
+   * from observations only (Search-QA's); WebShop's remembers its own option clicks, so it has one.
+   */
+  follow?(obs: Observation, action: string): void;
 }
 
 /** Creates the expert for one episode of `task` (reset with `seed`). */

@@ -6,7 +6,7 @@ import { EmbeddedPolicy } from "../policy/embedded.ts";
 import { resolveConfig } from "../config/presets.ts";
 import type { Trajectory, Turn } from "../core/trajectory.ts";
 import { AlfworldEngine, alfworldGeneratedTasks, gameOfTask, planDistance } from "../envs/alfworld/index.ts";
-import { actionGateAnalysis, clusteredAuc, replayDistances, type LabelledAction } from "./gate-action.ts";
+import { actionGateAnalysis, clusteredAuc, mixedGroups, replayDistances, type LabelledAction } from "./gate-action.ts";
 
 const act = (traj: number, gate: number, good: boolean): LabelledAction => ({ traj, gate, delta: 0, good, before: 2, after: good ? 1 : 2 });
 
@@ -29,6 +29,21 @@ test("within-trajectory AUC: pairs only inside a trajectory, ties count half, se
   // No trajectory with both kinds: no AUC, no interval.
   const none = clusteredAuc([[act(0, 0.4, true)], [act(1, 0.2, false)]], 3, 100);
   assert.ok(Number.isNaN(none.auc.value) && none.auc.interval === "none");
+});
+
+test("same-state groups: actions of one state pair across episodes; a state without both kinds drops out", () => {
+  // Two episodes from the same first state (key "s0"): episode 0's good search outranks episode
+  // 1's bad one, although episode 0's later good step has a lower gate than episode 1's bad one.
+  const items = [
+    { key: "s0", action: act(0, 0.45, true) }, { key: "s0", action: act(1, 0.40, false) },
+    { key: "a", action: act(0, 0.49, true) }, { key: "b", action: act(1, 0.52, false) },
+  ];
+  const groups = mixedGroups(items);
+  assert.equal(groups.length, 1);
+  assert.deepEqual(groups[0]!.map((x) => x.traj), [0, 1]);
+  assert.equal(clusteredAuc(groups, 1, 50).auc.value, 1);
+  // Only bad actions: no pair, no AUC.
+  assert.ok(Number.isNaN(clusteredAuc([[items[1]!.action, items[3]!.action]], 1, 50).auc.value));
 });
 
 function scripted(task: string, actions: readonly string[], success: boolean): Trajectory {
@@ -67,4 +82,45 @@ test("action-gate analysis on a real (tiny, untrained) embedded policy: every ac
   // An untrained policy's random text is never a useful command: no good steps, so no AUC.
   assert.equal(r.goodRate, 0);
   assert.ok(Number.isNaN(r.auc.value));
+  // The expert label is selectable on ALFWorld too: the same episodes, replayed for the expert.
+  const e = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "rule", label: "expert" });
+  assert.equal(e.label, "expert");
+  assert.equal(e.replayMismatch, 0);
+  assert.equal(e.goodRate, 0);
+});
+
+test("action-gate analysis on WebShop: the expert label, Stage 0's WebShop hint, every replay reproduced", async () => {
+  const config = resolveConfig({ preset: "seed", quick: true, overrides: ["--env.name=webshop", "--env.maxSteps=6", "--rollout.maxActionTokens=8", "--rollout.actionMask=true"] });
+  const tokenizer = trainBpe(["WebShop [SEP] Instruction: [SEP] i need a red dress [SEP] Search", "<think>go</think><action>search[red dress]</action><action>click[buy now]</action>"], { vocabSize: 300 });
+  const policy = EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 4096 }), tokenizer, seed: 5 });
+  const r = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "hint", split: "test" });
+  assert.equal(r.env, "webshop");
+  assert.equal(r.label, "expert");
+  assert.match(r.labelRule, /score_after > score_before/);
+  assert.equal(r.trajectories, 4);
+  assert.equal(r.skillValidRate, 1, "the clean expert's episode gives every goal a hint");
+  assert.equal(r.replayMismatch, 0);
+  assert.equal(r.unlabelled, 0);
+  assert.ok(r.actions > 0 && r.actions <= 4 * 6, `actions ${r.actions}`);
+  // From the first state the clean expert buys the goal within six steps.
+  assert.ok(r.expertStart !== undefined && r.expertStart.score > 0.5 && r.expertStart.finished === 1, JSON.stringify(r.expertStart));
+  // Random text is never a WebShop command: it only uses up the expert's steps (once it can no
+  // longer buy in time, a failure's length does not count), so no action is good.
+  assert.equal(r.goodRate, 0);
+  assert.ok(Number.isNaN(r.auc.value));
+  await assert.rejects(actionGateAnalysis(policy, config, { tasks: 1, groupSize: 1, label: "plan", split: "test" }), /plan-distance label needs ALFWorld/);
+});
+
+test("action-gate analysis on Search-QA: the expert label on generated questions, every replay reproduced", async () => {
+  const config = resolveConfig({ preset: "seed", quick: true, overrides: ["--env.name=search", "--env.maxSteps=4", "--rollout.maxActionTokens=8"] });
+  const tokenizer = trainBpe(["Who founded Velmora Works?", "<think>go</think><search>Velmora Works</search><answer>x</answer>"], { vocabSize: 300 });
+  const policy = EmbeddedPolicy.create({ config: presetConfig("tiny", { vocabSize: tokenizer.vocabSize, maxContext: 4096 }), tokenizer, seed: 5 });
+  const r = await actionGateAnalysis(policy, config, { tasks: 2, groupSize: 2, resamples: 50, skill: "rule", split: "test" });
+  assert.equal(r.env, "search");
+  assert.equal(r.label, "expert");
+  assert.equal(r.replayMismatch, 0);
+  assert.equal(r.unlabelled, 0);
+  assert.ok(r.actions > 0 && r.actions <= 4 * 4, `actions ${r.actions}`);
+  assert.ok(r.expertStart !== undefined && r.expertStart.score === 1 && r.expertStart.finished === 1, JSON.stringify(r.expertStart));
+  await assert.rejects(actionGateAnalysis(policy, config, { tasks: 1, groupSize: 1, skill: "hint", split: "test" }), /'hint' skill is Stage 0's hint/);
 });

@@ -24,7 +24,7 @@
 import { deriveSeed, Rng } from "../core/rng.ts";
 import type { Trajectory } from "../core/trajectory.ts";
 import { UsageError } from "../core/errors.ts";
-import type { TaskSpec } from "../envs/env.ts";
+import type { Env, TaskSpec } from "../envs/env.ts";
 import { ChatFormat } from "../policy/chat-format.ts";
 import { collectGroups } from "../agent/rollout.ts";
 import { policySequences, splitByTurn, teacherSequences } from "../agent/training-views.ts";
@@ -39,6 +39,7 @@ import { scoreAll } from "../policy/batching.ts";
 import { externalSkills, librarySkills, selfSkills, type TeacherSkills } from "../skills/sources.ts";
 import { ruleAnalyzer } from "../skills/rule-analyzer.ts";
 import { hindsightHint } from "../train/pretrain/demos.ts";
+import { webshopHindsightHint } from "../train/pretrain/webshop-demos.ts";
 import { rolloutOptions } from "../run/rollout-options.ts";
 import type { Estimate } from "./breakdown.ts";
 import { evalSuite } from "./benchmark.ts";
@@ -132,6 +133,10 @@ export type GateProbe = {
   readonly actions: readonly ScoredAction[];
   /** Trajectories with a valid skill whose teacher prompt the context limit cut (SEED's `left` truncation). */
   readonly truncated: number;
+  /** Fresh environments of the episodes (the same as the rollout's), for replays. */
+  readonly makeEnv: () => Env;
+  /** The rollout's step limit. */
+  readonly maxSteps: number;
 };
 
 /**
@@ -143,7 +148,7 @@ export type GateProbe = {
  * Skills: `method` follows the config (`library` or the analyzer role), `self` is the analyzer
  * role, `rule` the rule-based hindsight analyzer on the same trajectory (Stage 1's labeller),
  * `hint` Stage 0's hint (the rule analyzer on a clean expert's episode of the same task;
- * ALFWorld only).
+ * ALFWorld and WebShop, the two environments with a Stage 0).
  */
 export async function probeGates(policy: Policy, config: SeedConfig, options: GateValueOptions & { readonly skill: ProbeSkill }): Promise<GateProbe> {
   const o = options;
@@ -162,9 +167,10 @@ export async function probeGates(policy: Policy, config: SeedConfig, options: Ga
   else if (source === "self") skills = await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
   else if (source === "rule") skills = await externalSkills(ruleAnalyzer(), trajectories);
   else {
-    if (env.name !== "alfworld") throw new UsageError(`the 'hint' skill is Stage 0's ALFWorld hint; env.name is '${env.name}'`);
+    if (env.name !== "alfworld" && env.name !== "webshop") throw new UsageError(`the 'hint' skill is Stage 0's hint (alfworld, webshop); env.name is '${env.name}'`);
     const world = { makeEnv: () => suite.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
-    const hints = await Promise.all(tasks.map((t) => hindsightHint(world, t, o.seed).then((h) => h.hint)));
+    const hintOf = env.name === "webshop" ? webshopHindsightHint : hindsightHint;
+    const hints = await Promise.all(tasks.map((t) => hintOf(world, t, o.seed).then((h) => h.hint)));
     const list = trajectories.map((t) => hints[t.groupIndex]!);
     skills = { skills: list, valid: list.map((h) => (h === "" ? 0 : 1)), metrics: {} };
   }
@@ -190,7 +196,7 @@ export async function probeGates(policy: Policy, config: SeedConfig, options: Ga
       actions.push({ traj: i, turn: k, delta: Float64Array.from(a, (x, j) => b[j]! - x) });
     });
   }
-  return { tasks, trajectories, skills, actions, truncated };
+  return { tasks, trajectories, skills, actions, truncated, makeEnv: () => suite.makeEnv(), maxSteps: opts.maxSteps ?? env.maxSteps };
 }
 
 /**

@@ -12,7 +12,10 @@ test("seed analyze: bad options are one-line usage errors", () => {
     [["nope"], /unknown analysis 'nope' \(one of: gates\)/],
     [["gates"], /missing required option --checkpoint/],
     [["gates", "--checkpoint", "/no/such/dir"], /no checkpoint at \/no\/such\/dir/],
-    [["gates", "--checkpoint", ".", "--env", "webshop"], /only alfworld has a game state/],
+    [["gates", "--checkpoint", ".", "--env", "sokoban"], /--env is one of alfworld, webshop, search/],
+    [["gates", "--checkpoint", ".", "--env", "webshop", "--label", "plan"], /--label plan needs ALFWorld's game state/],
+    [["gates", "--checkpoint", ".", "--env", "search", "--skill", "hint"], /--skill hint is Stage 0's hint/],
+    [["gates", "--checkpoint", ".", "--label", "oracle"], /--label is one of plan, expert/],
     [["gates", "--checkpoint", ".", "--skill", "oracle"], /--skill is one of self, rule, hint/],
   ] as const) {
     const r = seed(...args);
@@ -23,4 +26,5 @@ test("seed analyze: bad options are one-line usage errors", () => {
   const help = seed("gates", "--help");
   assert.equal(help.status, 0);
   assert.match(help.stdout, /--skill <source>/);
+  assert.match(help.stdout, /--label <kind>/);
 });

@@ -103,6 +103,15 @@ export class AlfworldExpert implements Expert {
   }
 
   /**
+   * Follows a command someone else chose at `obs` (a replayed trajectory): read the observation as
+   * `act` does, then believe that command's effect instead of our own plan's.
+   */
+  follow(obs: Observation, action: string): void {
+    this.observe(obs);
+    if ((obs.admissible ?? []).includes(action)) this.expect(action);
+  }
+
+  /**
    * Believe the effect of our own admissible command now: the episode runs it, and its feedback
    * may never reach us (the noisy wrapper skips `act` on its random turns, so the observation
    * after our command can be the one we never see).

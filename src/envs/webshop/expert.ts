@@ -78,6 +78,12 @@ function optionTargets(goal: WebShopGoal, productOptions: readonly string[]): st
 
 type Visit = { chosen: Set<string> };
 
+/** Whether two action strings do the same thing in the environment (which lower-cases the argument). */
+function sameAction(a: string, b: string): boolean {
+  const x = parseAction(a), y = parseAction(b);
+  return x.name === y.name && x.arg?.toLowerCase() === y.arg?.toLowerCase();
+}
+
 class WebShopExpert implements Expert {
   private readonly goal: WebShopGoal;
   private readonly titlePart: string;
@@ -119,11 +125,50 @@ class WebShopExpert implements Expert {
     return "click[back to search]";
   }
 
+  /**
+   * Follows an action taken at `obs` by someone else (a replayed trajectory): the expert's own
+   * choice changes its memory as `act` does; another action changes only what that action did.
+   * A search with another query does not count as one of its own tries; clicking into a product
+   * other than the goal's leaves it knowing it did not enter the goal's; on the goal's item page a
+   * target option is remembered as chosen, and any other option click makes it forget every choice
+   * (the page does not say which option group a value belongs to, so that click may have replaced
+   * one of its targets; re-clicking a selected value is harmless and costs a step).
+   */
+  follow(obs: Observation, action: string): void {
+    const saved = { searches: this.searches, visit: this.visit && { chosen: new Set(this.visit.chosen) }, entered: this.enteredGoalItem };
+    if (sameAction(this.act(obs), action)) return;
+    [this.searches, this.visit, this.enteredGoalItem] = [saved.searches, saved.visit, saved.entered];
+    const acts = new Set(obs.admissible ?? []);
+    // The same page dispatch as `act`.
+    if (acts.has(SEARCH_ACTION)) {
+      this.visit = undefined;
+    } else if (acts.has("click[buy now]")) {
+      if (!this.isGoalProduct(obs)) {
+        this.visit = undefined;
+        this.enteredGoalItem = false;
+        return;
+      }
+      const { name, arg } = parseAction(action);
+      const value = (arg ?? "").toLowerCase();
+      if (name !== "click" || BUTTONS.has(value) || !acts.has(`click[${value}]`)) return;
+      const values = [...acts].filter((a) => a.startsWith("click[")).map((a) => a.slice(6, -1)).filter((v) => !BUTTONS.has(v));
+      this.visit ??= { chosen: new Set() };
+      if (optionTargets(this.goal, values).includes(value)) this.visit.chosen.add(value);
+      else this.visit.chosen.clear();
+    } else if (acts.has("click[next >]")) {
+      this.visit = undefined;
+      this.enteredGoalItem = sameAction(action, `click[${this.goal.asin.toLowerCase()}]`);
+    }
+  }
+
+  // The item page shows no ASIN: recognise the product by its title, or, for a product without
+  // one, by having clicked the goal's ASIN to get here.
+  private isGoalProduct(obs: Observation): boolean {
+    return this.titlePart !== "" ? obs.text.includes(` [SEP] ${this.titlePart} [SEP] Price: `) : this.enteredGoalItem;
+  }
+
   private onItemPage(obs: Observation, acts: ReadonlySet<string>): string {
-    // The item page shows no ASIN: recognise the product by its title, or, for a product without
-    // one, by having clicked the goal's ASIN to get here.
-    const isGoalProduct = this.titlePart !== "" ? obs.text.includes(` [SEP] ${this.titlePart} [SEP] Price: `) : this.enteredGoalItem;
-    if (!isGoalProduct) {
+    if (!this.isGoalProduct(obs)) {
       this.visit = undefined;
       this.enteredGoalItem = false;
       return "click[< prev]";
