@@ -148,7 +148,9 @@ export async function visitPage<T>(htmlPath: string, probe: string, screenshot: 
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
     await new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(null)));
-    rmSync(profile, { recursive: true, force: true });
+    // Chromium's helper processes (crashpad, zygote) can still write into the profile for a moment
+    // after the browser exits; retry the removal, and never fail a page check over a temp folder.
+    try { rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }); } catch { /* left in tmpdir */ }
   }
 }
 
