@@ -298,6 +298,13 @@ export type SeedConfig = {
 
 /** Stage 0: the embedded base agent (behaviour cloning on noisy-expert episodes, some with hints). */
 export type Stage0Config = {
+  /**
+   * A pretrained checkpoint directory to fine-tune instead of a fresh model (e.g. SmolLM2 from
+   * `seed model import-gguf`): the corpus is encoded with its tokenizer, which must have the
+   * ChatML markers, and `model`, `dModel`, `layers` and `vocabSize` are not used. "" builds the
+   * seeded tiny model and its BPE. @default ""
+   */
+  init: string;
   /** Model shape preset (`embedded`, `tiny`, ...; see `model/config.ts`). @default "embedded" */
   model: string;
   /** Width d_model instead of the preset's (0 keeps it; heads stay 4 of size d/4). @default 96 */
@@ -408,7 +415,7 @@ export const defaultConfig: SeedConfig = {
   skills: { teacher: "self", student: "none", context: "insert", refreshEvery: 1, analyzerAttempts: 1, maxSkillTokens: 160, staticRollouts: 2 },
   eval: { skill: "none", temperature: 0.4 },
   stage0: {
-    model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05, selfHints: 0, selfHintEpsilon: 0.5, trainPlainNoise: false, contextWeight: 0,
+    init: "", model: "embedded", dModel: 96, layers: 4, vocabSize: 1024, maxContext: 3072, games: 400, episodesPerGame: 2, epsilon: 0.3, hintShare: 0.7, hintEpsilon: 0.05, selfHints: 0, selfHintEpsilon: 0.5, trainPlainNoise: false, contextWeight: 0,
     steps: 2400, batch: 4, lr: 3e-3, evalGames: 24, evalTemperature: 0.4,
   },
   stage1: { tasks: 96, rollouts: 4, temperature: 0.4, analyzer: "rule", endpoint: "", model: "", degradeRate: 0.3, replay: 1, epochs: 3, batch: 4, lr: 1e-3 },

@@ -36,9 +36,11 @@ export function stage0Key(config: SeedConfig): string {
   const { name, data, split, receptacles, maxSteps } = config.env;
   const { maxActionTokens, prompt, actionMask } = config.rollout;
   // The skill-reading options enter the key only when used, so bases built before they existed keep their keys.
-  const { selfHints, selfHintEpsilon, trainPlainNoise, ...classic } = config.stage0;
-  const stage0 = selfHints === 0 && !trainPlainNoise ? classic : config.stage0;
-  void selfHintEpsilon;
+  // So does a pretrained init (by its absolute path).
+  const { init, ...rest } = config.stage0;
+  const { selfHints, trainPlainNoise, selfHintEpsilon: _e, ...classic } = rest;
+  const kept = selfHints === 0 && !trainPlainNoise ? classic : rest;
+  const stage0 = init === "" ? kept : { ...kept, init: resolve(init) };
   return hash({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0, rollout: { maxActionTokens, prompt, actionMask } });
 }
 

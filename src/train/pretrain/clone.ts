@@ -1,16 +1,18 @@
 /**
  * Stage 0's behaviour cloning, shared by every environment's corpus: a BPE trained on the rendered
  * demonstrations, the episodes encoded exactly as `full`-mode rollouts, the seeded tiny model, and
- * NLL on the expert's responses (`sft.ts`). The corpus and the report are the environment's
+ * NLL on the expert's responses (`sft.ts`). With `stage0.init` a pretrained checkpoint takes the
+ * place of the BPE and the fresh model: the same corpus, its tokenizer, its weights. The corpus and the report are the environment's
  * (`stage0.ts` for ALFWorld, `scored-stage0.ts` for WebShop and Search-QA).
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UsageError } from "../../core/errors.ts";
 import { deriveSeed } from "../../core/rng.ts";
 import { saveCheckpoint } from "../../model/checkpoint.ts";
 import { ChatFormat } from "../../policy/chat-format.ts";
 import type { PromptRenderer } from "../../agent/prompts/index.ts";
-import { presetConfig, type ModelConfig } from "../../model/config.ts";
+import { parameterCount, presetConfig, type ModelConfig } from "../../model/config.ts";
 import { trainBpe, type BpeTokenizer } from "../../model/tokenizer/index.ts";
 import { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { SeedConfig } from "../../config/config.ts";
@@ -40,17 +42,40 @@ export type ClonedBase = {
  */
 export async function cloneBase(config: SeedConfig, episodes: readonly DemoEpisode[], renderer: PromptRenderer, quiet: boolean): Promise<ClonedBase> {
   const s = config.stage0;
-  const tokenizer = trainBpe(episodes.flatMap((d) => demoTexts(d, renderer)), { vocabSize: s.vocabSize });
+  const policy = s.init !== "" ? await pretrainedInit(s.init) : undefined;
+  const tokenizer = policy?.tokenizer ?? trainBpe(episodes.flatMap((d) => demoTexts(d, renderer)), { vocabSize: s.vocabSize });
   const chat = new ChatFormat(tokenizer);
-  const examples = episodes.map((d) => encodeDemo(d, chat, s.maxContext, renderer, { trainNoise: s.trainPlainNoise && d.hint === "", contextWeight: s.contextWeight })).filter((x) => x !== undefined);
-  const modelConfig = presetConfig(s.model, {
+  const maxContext = Math.min(s.maxContext, policy?.config.maxContext ?? s.maxContext);
+  const examples = episodes.map((d) => encodeDemo(d, chat, maxContext, renderer, { trainNoise: s.trainPlainNoise && d.hint === "", contextWeight: s.contextWeight })).filter((x) => x !== undefined);
+  const modelConfig = policy?.config ?? presetConfig(s.model, {
     vocabSize: tokenizer.vocabSize, maxContext: s.maxContext,
     ...(s.dModel > 0 ? { dModel: s.dModel, ffnSize: 64 * Math.ceil((8 * s.dModel) / 3 / 64) } : {}),
     ...(s.layers > 0 ? { nLayers: s.layers } : {}),
   });
-  const policy = EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
-  const bc = await trainNll(policy, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
-  return { tokenizer, chat, examples, modelConfig, policy, bc };
+  const model = policy ?? EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
+  const bc = await trainNll(model, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
+  return { tokenizer, chat, examples, modelConfig, policy: model, bc };
+}
+
+/**
+ * The pretrained model `stage0.init` names, refused in one line when it is not a checkpoint of
+ * ours (a Tinker directory has no local weights to clone into) or its tokenizer lacks ChatML.
+ */
+async function pretrainedInit(dir: string): Promise<EmbeddedPolicy> {
+  const path = resolve(dir);
+  if (!existsSync(join(path, "config.json"))) throw new UsageError(`stage0.init ${path} is not a checkpoint directory (no config.json; 'seed model import-gguf' writes one)`);
+  const policy = await EmbeddedPolicy.load(path);
+  for (const marker of ["<|im_start|>", "<|im_end|>"]) {
+    if (policy.tokenizer.specialTokenId(marker) === undefined) throw new UsageError(`stage0.init ${path}: its tokenizer has no ${marker}; Stage 0 renders episodes with ChatML`);
+  }
+  return policy;
+}
+
+/** What a Stage-0 report says of its model: the preset (or the pretrained init), size, context. */
+export function baseModelSummary(config: SeedConfig, modelConfig: ModelConfig): { readonly preset: string; readonly parameters: number; readonly maxContext: number; readonly init?: string } {
+  const s = config.stage0;
+  if (s.init !== "") return { preset: "pretrained", parameters: parameterCount(modelConfig), maxContext: Math.min(s.maxContext, modelConfig.maxContext), init: resolve(s.init) };
+  return { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext };
 }
 
 /** Writes a Stage-0 output folder atomically: `model/` (weights and tokenizer, no optimizer) and `stage0.json`. */

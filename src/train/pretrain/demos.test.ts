@@ -12,6 +12,7 @@ import { applySkill } from "../../skills/context.ts";
 import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
 import { createHash } from "node:crypto";
 import { defaultConfig } from "../../config/config.ts";
+import { resolve } from "node:path";
 import { stage0Key } from "./base.ts";
 import { demoTexts, encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, selfHint, type DemoWorld } from "./demos.ts";
 
@@ -81,10 +82,13 @@ test("self hints are the analyzer's skills of a noisy episode (avoidance rules o
 
 test("Stage-0 cache keys of configs without the skill-reading options are what they were before those options existed", () => {
   const c = structuredClone(defaultConfig);
-  const { selfHints: _a, selfHintEpsilon: _b, trainPlainNoise: _c, ...classic } = c.stage0;
+  const { selfHints: _a, selfHintEpsilon: _b, trainPlainNoise: _c, init: _d, ...classic } = c.stage0;
   const { name, data, split, receptacles, maxSteps } = c.env;
   const { maxActionTokens, prompt, actionMask } = c.rollout;
   const before = createHash("sha256").update(JSON.stringify({ v: 2, env: { name, data, split, receptacles, maxSteps }, stage0: classic, rollout: { maxActionTokens, prompt, actionMask } })).digest("hex").slice(0, 16);
   assert.equal(stage0Key(c), before);
   assert.notEqual(stage0Key({ ...c, stage0: { ...c.stage0, selfHints: 0.5 } }), before);
+  // A pretrained init is part of the key, by its absolute path.
+  assert.notEqual(stage0Key({ ...c, stage0: { ...c.stage0, init: "runs/smollm2" } }), before);
+  assert.equal(stage0Key({ ...c, stage0: { ...c.stage0, init: "runs/smollm2" } }), stage0Key({ ...c, stage0: { ...c.stage0, init: resolve("runs/smollm2") } }));
 });

@@ -18,7 +18,6 @@ import { Progress } from "../../core/progress.ts";
 import type { TaskSpec } from "../../envs/env.ts";
 import { rendererFor } from "../../agent/prompts/index.ts";
 import { collectGroups } from "../../agent/rollout.ts";
-import { parameterCount } from "../../model/config.ts";
 import type { EmbeddedPolicy } from "../../policy/embedded.ts";
 import type { ChatFormat } from "../../policy/chat-format.ts";
 import { applySkill } from "../../skills/context.ts";
@@ -26,7 +25,7 @@ import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { heldOutSplit, type DemoWorld } from "./demos.ts";
 import type { NllTrainReport } from "./sft.ts";
-import { cloneBase, SEED, writeBase } from "./clone.ts";
+import { baseModelSummary, cloneBase, SEED, writeBase } from "./clone.ts";
 import { STAGE_OUTPUT } from "./stage-output.ts";
 import type { Stage0Options, StageSettings } from "./stage0.ts";
 import type { ScoredDemo } from "./play.ts";
@@ -53,7 +52,7 @@ export type ScoredStage0Report = {
   /** The demonstrations themselves (noisy expert), without and with hints. */
   readonly demo: { readonly plain: ShopOutcome; readonly hinted: ShopOutcome };
   readonly tokenizer: { readonly vocabSize: number };
-  readonly model: { readonly preset: string; readonly parameters: number; readonly maxContext: number };
+  readonly model: ReturnType<typeof baseModelSummary>;
   readonly corpusTokens: number;
   readonly tokensPerEpisode: number;
   /** Episodes cut at the model's context (their later steps are not trained). */
@@ -109,7 +108,7 @@ export async function runScoredStage0(config: SeedConfig, options: Stage0Options
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demo: { plain: outcome(episodes.filter((d) => d.hint === "")), hinted: outcome(episodes.filter((d) => d.hint !== "")) },
     tokenizer: { vocabSize: tokenizer.vocabSize },
-    model: { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext },
+    model: baseModelSummary(config, modelConfig),
     corpusTokens: tokens,
     tokensPerEpisode: examples.length === 0 ? 0 : tokens / examples.length,
     truncatedEpisodes: examples.filter((e) => e.request.tokens.length >= s.maxContext).length,

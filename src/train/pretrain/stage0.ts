@@ -25,7 +25,6 @@ import { collectGroups } from "../../agent/rollout.ts";
 import type { Trajectory } from "../../core/trajectory.ts";
 import type { TaskSpec } from "../../envs/env.ts";
 import { priorsForTask, parseTaskSentence } from "../../envs/alfworld/index.ts";
-import { parameterCount } from "../../model/config.ts";
 import type { EmbeddedPolicy } from "../../policy/embedded.ts";
 import { applySkill } from "../../skills/context.ts";
 import type { SeedConfig } from "../../config/config.ts";
@@ -33,7 +32,7 @@ import { encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, play
 import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
 import type { NllTrainReport } from "./sft.ts";
-import { cloneBase, SEED, writeBase } from "./clone.ts";
+import { baseModelSummary, cloneBase, SEED, writeBase } from "./clone.ts";
 import { STAGE_OUTPUT } from "./stage-output.ts";
 import { runScoredStage0, type Demonstrator, type ScoredStage0Report } from "./scored-stage0.ts";
 import { SEARCH_DEMONSTRATOR } from "./search-demos.ts";
@@ -49,7 +48,7 @@ export type Stage0Report = {
   /** Success of the demonstrations themselves (noisy expert), without and with hints. */
   readonly demoSuccess: { readonly plain: number; readonly hinted: number };
   readonly tokenizer: { readonly vocabSize: number };
-  readonly model: { readonly preset: string; readonly parameters: number; readonly maxContext: number };
+  readonly model: ReturnType<typeof baseModelSummary>;
   readonly corpusTokens: number;
   /** Mean tokens of a demonstration episode (prompt style `prompt`). */
   readonly tokensPerEpisode: number;
@@ -157,7 +156,7 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demoSuccess: { plain: rate(episodes.filter((d) => d.hint === "")), hinted: rate(episodes.filter((d) => d.hint !== "")) },
     tokenizer: { vocabSize: tokenizer.vocabSize },
-    model: { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext },
+    model: baseModelSummary(config, modelConfig),
     corpusTokens: examples.reduce((a, e) => a + e.request.tokens.length, 0),
     tokensPerEpisode: examples.length === 0 ? 0 : examples.reduce((a, e) => a + e.request.tokens.length, 0) / examples.length,
     prompt: config.rollout.prompt,
