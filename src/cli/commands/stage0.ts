@@ -25,7 +25,9 @@ options:
   --config FILE        a JSON file with a partial config
   --json               print the report as one JSON object
   --quiet              no progress bars
-  --<key>=<value>      e.g. --stage0.games=200 --stage0.steps=800 --stage0.model=tiny`;
+  --<key>=<value>      e.g. --stage0.games=200 --stage0.steps=800 --stage0.model=tiny
+                       --stage0.init=DIR fine-tunes a pretrained checkpoint (seed model import-gguf)
+                       instead of a fresh model, e.g. --stage0.steps=150 --stage0.batch=2 --stage0.lr=1e-4`;
 
 const OPTIONS = {
   out: { type: "string" }, data: { type: "string" }, quick: { type: "boolean" }, config: { type: "string" }, json: { type: "boolean" },
