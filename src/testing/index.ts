@@ -15,3 +15,5 @@ export { runEnvConformance, envConformanceChecks, fuzzActions, ADVERSARIAL_ACTIO
 export { gradCheck, type GradCheckReport } from "./grad-check.ts";
 /** The conformance suite every policy runs (scripted, embedded, remote). */
 export { runPolicyConformance, type PolicyConformanceCase, type PolicyConformanceCheck } from "./policy-conformance.ts";
+/** Smoke-size Stage-0 configs (a real base agent in seconds). */
+export { tinyStage0Config } from "./stage0-config.ts";

@@ -5,11 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatFormat } from "../../policy/chat-format.ts";
 import { PROMPT_STYLES, rendererFor } from "../../agent/prompts/index.ts";
-import { collectGroups } from "../../agent/rollout.ts";
 import { alfworldGeneratedTasks, AlfworldEnv, generatedPriors, type AlfworldGenOptions } from "../../envs/alfworld/index.ts";
 import { trainBpe } from "../../model/tokenizer/index.ts";
-import { applySkill } from "../../skills/context.ts";
-import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
+import { assertEncodesAsRollout } from "../../testing/demo-rollout.ts";
 import { createHash } from "node:crypto";
 import { defaultConfig } from "../../config/config.ts";
 import { resolve } from "node:path";
@@ -38,27 +36,7 @@ for (const style of PROMPT_STYLES) test(`a hinted demonstration is tokenized exa
   const { hint, oracle } = await hindsightHint(WORLD, task!, 11);
   assert.ok(oracle.won && hint.startsWith("First "), hint);
   const demo = playDemo(WORLD, task!, 11, 0.3, followHint(generatedPriors(GEN), "", hintPlaces(hint)), hint);
-  const chat = new ChatFormat(trainBpe(demoTexts(demo, renderer), { vocabSize: 400 }));
-  const example = encodeDemo(demo, chat, 100000, renderer)!;
-
-  const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
-  const [traj] = await collectGroups(policy, () => WORLD.makeEnv(), [task!], {
-    seed: 11, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 200, chat, envSeeds: [11], renderer,
-    promptTransform: (text) => applySkill(text, hint, "insert"),
-  });
-  policy.assertConsumed();
-  const rolled = traj!.turns.flatMap((t) => [...t.promptTokens, ...t.sampledTokens]);
-  assert.deepEqual(example.request.tokens, rolled);
-  assert.deepEqual(traj!.turns.map((t) => t.actionText), demo.steps.map((s) => s.action));
-
-  // Mask: 1 on the sampled ids of expert steps, 0 on random steps and on every prompt id.
-  const expected: number[] = [];
-  traj!.turns.forEach((t, i) => {
-    if (i > 0) expected.push(...t.promptTokens.map(() => 0));
-    expected.push(...t.sampledTokens.map(() => (demo.steps[i]!.expert ? 1 : 0)));
-  });
-  assert.deepEqual(Array.from(example.mask), expected);
-  assert.ok(demo.steps.some((s) => s.expert) && expected.includes(1));
+  await assertEncodesAsRollout(demo, task!, 11, WORLD, renderer);
 });
 
 test("self hints are the analyzer's skills of a noisy episode (avoidance rules on failure); trainNoise trains random steps too", async () => {

@@ -6,26 +6,18 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { defaultConfig, type SeedConfig } from "../../config/config.ts";
+import { tinyStage0Config } from "../../testing/stage0-config.ts";
 import { UsageError } from "../../core/errors.ts";
 import { loadCheckpoint } from "../../model/checkpoint.ts";
 import { runStage0 } from "./stage0.ts";
 import type { ScoredStage0Report } from "./scored-stage0.ts";
 
-function tinyConfig(): SeedConfig {
-  const c = structuredClone(defaultConfig);
-  c.env.name = "search";
-  c.rollout.maxActionTokens = 48;
-  Object.assign(c.stage0, { model: "tiny", dModel: 0, layers: 0, vocabSize: 400, maxContext: 1024, games: 4, episodesPerGame: 2, steps: 3, batch: 2, evalGames: 1 });
-  return c;
-}
-
 test("stage0.init fine-tunes the given checkpoint: same tokenizer and shape, moved weights, the init in the report", async () => {
   const dir = mkdtempSync(join(tmpdir(), "seed-stage0-init-"));
   try {
     const first = join(dir, "first");
-    await runStage0(tinyConfig(), { outDir: first, quiet: true });
-    const c = tinyConfig();
+    await runStage0(tinyStage0Config("search"), { outDir: first, quiet: true });
+    const c = tinyStage0Config("search");
     // Sizes of a fresh model that an init must not use.
     Object.assign(c.stage0, { init: join(first, "model"), vocabSize: 333, model: "embedded", steps: 2 });
     const second = join(dir, "second");
@@ -51,7 +43,7 @@ test("stage0.init fine-tunes the given checkpoint: same tokenizer and shape, mov
 });
 
 test("stage0.init that is not a checkpoint is one UsageError naming it", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("search");
   c.stage0.init = join(tmpdir(), "seed-no-such-checkpoint");
   const dir = mkdtempSync(join(tmpdir(), "seed-stage0-init-bad-"));
   try {

@@ -1,34 +1,21 @@
 /**
  * Search-QA's Stage 0: the demonstrator, its hints (naming the queries that worked), misleading
- * hints, tokenization equal to a full-mode rollout, and Stage 0 at tiny sizes.
+ * hints, tokenization equal to a full-mode rollout (Stage 0 at tiny sizes: scored-stage0.test.ts).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ChatFormat } from "../../policy/chat-format.ts";
 import { rendererFor } from "../../agent/prompts/index.ts";
-import { collectGroups } from "../../agent/rollout.ts";
-import { trainBpe } from "../../model/tokenizer/index.ts";
-import { applySkill } from "../../skills/context.ts";
-import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
-import { defaultConfig, type SeedConfig } from "../../config/config.ts";
+import { assertEncodesAsRollout } from "../../testing/demo-rollout.ts";
+import { tinyStage0Config } from "../../testing/stage0-config.ts";
+import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { SearchPayload } from "../../envs/search/index.ts";
-import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
+import { demoTexts, type DemoWorld } from "./demos.ts";
 import { runStage0 } from "./stage0.ts";
-import type { ScoredStage0Report } from "./scored-stage0.ts";
 import { hintQueries, misleadingSearchHint, playSearchCorpus, playSearchDemo, searchHindsightHint, searchResponse } from "./search-demos.ts";
-
-function tinyConfig(): SeedConfig {
-  const c = structuredClone(defaultConfig);
-  c.env.name = "search";
-  c.rollout.maxActionTokens = 48;
-  Object.assign(c.stage0, { model: "tiny", dModel: 0, layers: 0, vocabSize: 400, maxContext: 1024, games: 4, episodesPerGame: 2, steps: 3, batch: 2, evalGames: 2 });
-  return c;
-}
 
 function world(c: SeedConfig): DemoWorld {
   const env = trainingEnv(c);
@@ -38,7 +25,7 @@ function world(c: SeedConfig): DemoWorld {
 const hops = (t: { payload: unknown }) => (t.payload as SearchPayload).hops ?? [];
 
 test("search demonstrations: the hint names the chain's queries (the bridge entity too), the demonstrator searches them in order and answers", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("search");
   const w = world(c);
   const tasks = trainingEnv(c).tasks("train", 400);
   const twoHop = tasks.find((t) => hops(t).length === 2)!;
@@ -67,7 +54,7 @@ test("search demonstrations: the hint names the chain's queries (the bridge enti
 });
 
 test("a noisy search demonstration is tokenized exactly as a full-mode rollout of its responses, mask on expert responses only", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("search");
   const w = world(c);
   const renderer = rendererFor("search", c.rollout.prompt);
   const tasks = trainingEnv(c).tasks("train", 60);
@@ -77,46 +64,12 @@ test("a noisy search demonstration is tokenized exactly as a full-mode rollout o
   const demo = playSearchDemo(w, found.t, found.s, 0.5, hint);
   const texts = demoTexts(demo, renderer);
   assert.ok(texts[0]!.includes(hint), texts[0]);
-  const chat = new ChatFormat(trainBpe(texts, { vocabSize: 400 }));
-  const example = encodeDemo(demo, chat, 100000, renderer)!;
-  const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
-  const [traj] = await collectGroups(policy, () => w.makeEnv(), [found.t], {
-    seed: found.s, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 400, chat, envSeeds: [found.s], renderer,
-    promptTransform: (text) => applySkill(text, hint, "insert"),
-  });
-  policy.assertConsumed();
-  assert.deepEqual(example.request.tokens, traj!.turns.flatMap((t) => [...t.promptTokens, ...t.sampledTokens]));
-  assert.deepEqual(traj!.turns.map((t) => t.actionText), demo.steps.map((s) => s.action));
-  const expected: number[] = [];
-  traj!.turns.forEach((t, i) => {
-    if (i > 0) expected.push(...t.promptTokens.map(() => 0));
-    expected.push(...t.sampledTokens.map(() => (demo.steps[i]!.expert ? 1 : 0)));
-  });
-  assert.deepEqual(Array.from(example.mask), expected);
+  await assertEncodesAsRollout(demo, found.t, found.s, w, renderer);
 });
 
-test("search Stage 0 at tiny sizes: BC runs and the report scores exact match on the test questions", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "seed-search-stage0-"));
-  try {
-    const out = join(dir, "base");
-    const r = (await runStage0(tinyConfig(), { outDir: out, quiet: true })) as ScoredStage0Report;
-    assert.equal(r.env, "search");
-    assert.equal(r.episodes, 8);
-    assert.equal(r.bc.steps, 3);
-    assert.ok(Number.isFinite(r.bc.firstLoss) && Number.isFinite(r.bc.finalLoss));
-    assert.equal(r.evalSplit, "test");
-    assert.equal(r.noHint.episodes, 2);
-    assert.ok(r.noHint.score >= 0 && r.noHint.score <= 1);
-    assert.equal(r.demo.hinted.episodes + r.demo.plain.episodes, 8);
-    const saved = JSON.parse(readFileSync(join(out, "stage0.json"), "utf8")) as ScoredStage0Report;
-    assert.equal(saved.trainedTokens, r.trainedTokens);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 test("search Stage 0 refuses real QA sets in one line (no fact chain to demonstrate)", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("search");
   c.env.data = "../shared/data/search-qa";
   await assert.rejects(runStage0(c, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof UsageError && !e.message.includes("\n") && /generated knowledge base only/.test(e.message));
 });

@@ -1,33 +1,20 @@
 // WebShop Stage 0: the corpus is the seeded noisy expert on training goals, hinted episodes carry
 // the rule analyzer's workflow and follow its query, a demonstration's ids are exactly those of a
-// `full`-mode rollout of its responses through the WebShop (verl-agent) renderer, BC on a tiny
-// corpus runs and writes a report, and missing data is a one-line error.
+// `full`-mode rollout of its responses through the WebShop (verl-agent) renderer, and missing
+// data is a one-line error (Stage 0 at tiny sizes: scored-stage0.test.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ChatFormat } from "../../policy/chat-format.ts";
 import { rendererFor } from "../../agent/prompts/index.ts";
-import { collectGroups } from "../../agent/rollout.ts";
-import { trainBpe } from "../../model/tokenizer/index.ts";
-import { applySkill } from "../../skills/context.ts";
-import { ScriptedPolicy } from "../../testing/scripted-policy.ts";
-import { defaultConfig, type SeedConfig } from "../../config/config.ts";
+import { assertEncodesAsRollout } from "../../testing/demo-rollout.ts";
+import { tinyStage0Config } from "../../testing/stage0-config.ts";
+import type { SeedConfig } from "../../config/config.ts";
 import { DataError, UsageError } from "../../core/errors.ts";
 import { trainingEnv } from "../../run/training-env.ts";
-import { demoTexts, encodeDemo, type DemoWorld } from "./demos.ts";
+import { demoTexts, type DemoWorld } from "./demos.ts";
 import { runStage0 } from "./stage0.ts";
 import { demoQuery, hintQuery, misleadingWebshopHint, playWebshopCorpus, playWebshopDemo, webshopHindsightHint, webshopResponse } from "./webshop-demos.ts";
-import type { ScoredStage0Report as WebshopStage0Report } from "./scored-stage0.ts";
-
-function tinyConfig(): SeedConfig {
-  const c = structuredClone(defaultConfig);
-  c.env.name = "webshop";
-  c.rollout.maxActionTokens = 64;
-  Object.assign(c.stage0, { model: "tiny", dModel: 0, layers: 0, vocabSize: 400, maxContext: 1024, games: 4, episodesPerGame: 2, steps: 3, batch: 2, evalGames: 2 });
-  return c;
-}
 
 function world(c: SeedConfig): DemoWorld {
   const env = trainingEnv(c);
@@ -41,7 +28,7 @@ test("the demonstrator's query is the instruction's product phrase as one span",
 });
 
 test("webshop demonstrations: hinted episodes carry the analyzer's workflow and search with its query; misleading hints swap the query", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("webshop");
   const w = world(c);
   const [task, other] = trainingEnv(c).tasks("train", 2);
   const { hint, oracle } = await webshopHindsightHint(w, task!, 5);
@@ -65,7 +52,7 @@ test("webshop demonstrations: hinted episodes carry the analyzer's workflow and 
 });
 
 test("a hinted webshop demonstration is tokenized exactly as a full-mode rollout of its responses, with the available-actions list, mask on expert responses only", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("webshop");
   const w = world(c);
   const renderer = rendererFor("webshop", c.rollout.prompt);
   const [task] = trainingEnv(c).tasks("train", 1);
@@ -74,49 +61,15 @@ test("a hinted webshop demonstration is tokenized exactly as a full-mode rollout
   assert.ok(demo.steps.some((s) => !s.expert) && demo.steps.some((s) => s.expert), "some random and some expert steps at ε 0.4");
   const texts = demoTexts(demo, renderer);
   assert.ok(texts[0]!.includes(hint) && texts[0]!.includes("Your available actions are:\n[\n'search[<your query>]',"), texts[0]);
-  const chat = new ChatFormat(trainBpe(texts, { vocabSize: 400 }));
-  const example = encodeDemo(demo, chat, 100000, renderer)!;
-  const policy = new ScriptedPolicy(demo.steps.map((s) => s.response), { tokenizer: chat.tokenizer, maxContext: 100000 });
-  const [traj] = await collectGroups(policy, () => w.makeEnv(), [task!], {
-    seed: 9, groupSize: 1, history: { mode: "full" }, maxSteps: demo.steps.length, maxActionTokens: 400, chat, envSeeds: [9], renderer,
-    promptTransform: (text) => applySkill(text, hint, "insert"),
-  });
-  policy.assertConsumed();
-  assert.deepEqual(example.request.tokens, traj!.turns.flatMap((t) => [...t.promptTokens, ...t.sampledTokens]));
-  assert.deepEqual(traj!.turns.map((t) => t.actionText), demo.steps.map((s) => s.action));
-  const expected: number[] = [];
-  traj!.turns.forEach((t, i) => {
-    if (i > 0) expected.push(...t.promptTokens.map(() => 0));
-    expected.push(...t.sampledTokens.map(() => (demo.steps[i]!.expert ? 1 : 0)));
-  });
-  assert.deepEqual(Array.from(example.mask), expected);
+  await assertEncodesAsRollout(demo, task!, 9, w, renderer);
 });
 
-test("webshop Stage 0 at tiny sizes: BC runs and the report scores the base agent on the test goals", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "seed-webshop-stage0-"));
-  try {
-    const out = join(dir, "base");
-    const r = (await runStage0(tinyConfig(), { outDir: out, quiet: true })) as WebshopStage0Report;
-    assert.equal(r.env, "webshop");
-    assert.equal(r.episodes, 8);
-    assert.equal(r.bc.steps, 3);
-    assert.ok(Number.isFinite(r.bc.firstLoss) && Number.isFinite(r.bc.finalLoss));
-    assert.equal(r.evalSplit, "test");
-    assert.equal(r.noHint.episodes, 2);
-    assert.ok(r.noHint.score >= 0 && r.noHint.score <= 1);
-    assert.ok(r.demo.hinted.episodes + r.demo.plain.episodes === 8);
-    const saved = JSON.parse(readFileSync(join(out, "stage0.json"), "utf8")) as WebshopStage0Report;
-    assert.equal(saved.trainedTokens, r.trainedTokens);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 test("webshop Stage 0 bad input: missing data is one line naming the file; an environment without a demonstrator is refused", async () => {
-  const c = tinyConfig();
+  const c = tinyStage0Config("webshop");
   c.env.data = "/nonexistent/webshop-data";
   await assert.rejects(runStage0(c, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof DataError && !e.message.includes("\n") && e.message.includes("/nonexistent/webshop-data/items_shuffle_1000.json"));
-  const s = tinyConfig();
+  const s = tinyStage0Config("webshop");
   s.env.name = "sokoban";
   await assert.rejects(runStage0(s, { outDir: join(tmpdir(), "seed-never-written"), quiet: true }), (e: Error) => e instanceof UsageError && /alfworld, webshop, search only; env.name is 'sokoban'/.test(e.message));
 });
