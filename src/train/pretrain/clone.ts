@@ -78,6 +78,33 @@ export function baseModelSummary(config: SeedConfig, modelConfig: ModelConfig): 
   return { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext };
 }
 
+/** What every Stage-0 report says of its corpus and behaviour cloning. */
+export type CorpusSummary = {
+  readonly tokenizer: { readonly vocabSize: number };
+  readonly model: ReturnType<typeof baseModelSummary>;
+  readonly corpusTokens: number;
+  /** Mean tokens of a demonstration episode (prompt style `prompt`). */
+  readonly tokensPerEpisode: number;
+  /** The prompt style the agent was trained in (`rollout.prompt`); runs from this base must use it. */
+  readonly prompt: string;
+  readonly trainedTokens: number;
+  readonly bc: NllTrainReport;
+};
+
+/** The corpus and BC part of a Stage-0 report. */
+export function corpusSummary(config: SeedConfig, base: ClonedBase): CorpusSummary {
+  const tokens = base.examples.reduce((a, e) => a + e.request.tokens.length, 0);
+  return {
+    tokenizer: { vocabSize: base.tokenizer.vocabSize },
+    model: baseModelSummary(config, base.modelConfig),
+    corpusTokens: tokens,
+    tokensPerEpisode: base.examples.length === 0 ? 0 : tokens / base.examples.length,
+    prompt: config.rollout.prompt,
+    trainedTokens: base.examples.reduce((a, e) => a + e.mask.reduce((x, y) => x + y, 0), 0),
+    bc: base.bc,
+  };
+}
+
 /** Writes a Stage-0 output folder atomically: `model/` (weights and tokenizer, no optimizer) and `stage0.json`. */
 export function writeBase(outDir: string, base: ClonedBase, report: object): void {
   writeStageOutput(outDir, (tmp) => {

@@ -24,8 +24,7 @@ import { applySkill } from "../../skills/context.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { heldOutSplit, type DemoWorld } from "./demos.ts";
-import type { NllTrainReport } from "./sft.ts";
-import { baseModelSummary, cloneBase, SEED, writeBase } from "./clone.ts";
+import { cloneBase, corpusSummary, SEED, writeBase, type CorpusSummary } from "./clone.ts";
 import { STAGE_OUTPUT } from "./stage-output.ts";
 import type { Stage0Options, StageSettings } from "./stage0.ts";
 import type { ScoredDemo } from "./play.ts";
@@ -45,21 +44,14 @@ export type Demonstrator = {
 export type ShopOutcome = { readonly score: number; readonly success: number; readonly episodes: number };
 
 /** The Stage-0 report of WebShop and Search-QA (`stage0.json`). */
-export type ScoredStage0Report = {
+export type ScoredStage0Report = CorpusSummary & {
   readonly env: string;
   readonly episodes: number;
   readonly hintedEpisodes: number;
   /** The demonstrations themselves (noisy expert), without and with hints. */
   readonly demo: { readonly plain: ShopOutcome; readonly hinted: ShopOutcome };
-  readonly tokenizer: { readonly vocabSize: number };
-  readonly model: ReturnType<typeof baseModelSummary>;
-  readonly corpusTokens: number;
-  readonly tokensPerEpisode: number;
   /** Episodes cut at the model's context (their later steps are not trained). */
   readonly truncatedEpisodes: number;
-  readonly prompt: string;
-  readonly trainedTokens: number;
-  readonly bc: NllTrainReport;
   readonly evalSplit: string;
   /** Test goals evaluated (the first `stage0.evalGames` of the split). */
   readonly evalGames: number;
@@ -99,22 +91,15 @@ export async function runScoredStage0(config: SeedConfig, options: Stage0Options
   const episodes = await demonstrator.corpus(config, tasks, world, SEED, quiet);
   const renderer = rendererFor(demonstrator.env, config.rollout.prompt);
   const base = await cloneBase(config, episodes, renderer, quiet);
-  const { tokenizer, chat, examples, modelConfig, policy, bc } = base;
+  const { chat, policy } = base;
   const ev = await scoredStage0Eval(config, policy, chat, world, env.tasks(heldOutSplit(demonstrator.env), s.evalGames), quiet, demonstrator);
-  const tokens = examples.reduce((a, e) => a + e.request.tokens.length, 0);
   const report: ScoredStage0Report = {
     env: demonstrator.env,
     episodes: episodes.length,
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demo: { plain: outcome(episodes.filter((d) => d.hint === "")), hinted: outcome(episodes.filter((d) => d.hint !== "")) },
-    tokenizer: { vocabSize: tokenizer.vocabSize },
-    model: baseModelSummary(config, modelConfig),
-    corpusTokens: tokens,
-    tokensPerEpisode: examples.length === 0 ? 0 : tokens / examples.length,
-    truncatedEpisodes: examples.filter((e) => e.request.tokens.length >= s.maxContext).length,
-    prompt: config.rollout.prompt,
-    trainedTokens: examples.reduce((a, e) => a + e.mask.reduce((x, y) => x + y, 0), 0),
-    bc,
+    ...corpusSummary(config, base),
+    truncatedEpisodes: base.examples.filter((e) => e.request.tokens.length >= s.maxContext).length,
     ...ev,
     seconds: (performance.now() - t0) / 1000,
     settings: { env: config.env, rollout: config.rollout },

@@ -31,8 +31,7 @@ import type { SeedConfig } from "../../config/config.ts";
 import { encodeDemo, followHint, hindsightHint, hintPlaces, misleadingHint, playDemo, requireStage0Env, selfHint, type DemoEpisode, type DemoWorld } from "./demos.ts";
 import { trainingEnv } from "../../run/training-env.ts";
 import { scoreAll } from "../../policy/batching.ts";
-import type { NllTrainReport } from "./sft.ts";
-import { baseModelSummary, cloneBase, SEED, writeBase } from "./clone.ts";
+import { cloneBase, corpusSummary, SEED, writeBase, type CorpusSummary } from "./clone.ts";
 import { STAGE_OUTPUT } from "./stage-output.ts";
 import { runScoredStage0, type Demonstrator, type ScoredStage0Report } from "./scored-stage0.ts";
 import { SEARCH_DEMONSTRATOR } from "./search-demos.ts";
@@ -42,20 +41,11 @@ import { WEBSHOP_DEMONSTRATOR } from "./webshop-demos.ts";
 export type StageSettings = { readonly env: SeedConfig["env"]; readonly rollout: SeedConfig["rollout"] };
 
 /** The Stage-0 report (`stage0.json`). */
-export type Stage0Report = {
+export type Stage0Report = CorpusSummary & {
   readonly episodes: number;
   readonly hintedEpisodes: number;
   /** Success of the demonstrations themselves (noisy expert), without and with hints. */
   readonly demoSuccess: { readonly plain: number; readonly hinted: number };
-  readonly tokenizer: { readonly vocabSize: number };
-  readonly model: ReturnType<typeof baseModelSummary>;
-  readonly corpusTokens: number;
-  /** Mean tokens of a demonstration episode (prompt style `prompt`). */
-  readonly tokensPerEpisode: number;
-  /** The prompt style the agent was trained in (`rollout.prompt`); runs from this base must use it. */
-  readonly prompt: string;
-  readonly trainedTokens: number;
-  readonly bc: NllTrainReport;
   /** Held-out games (generated `valid_seen`, or the real split). */
   readonly evalGames: number;
   /** Success of the base agent on held-out games without a hint. */
@@ -148,20 +138,14 @@ export async function runStage0(config: SeedConfig, options: Stage0Options): Pro
 
   const renderer = rendererFor("alfworld", config.rollout.prompt);
   const base = await cloneBase(config, episodes, renderer, quiet);
-  const { tokenizer, chat, examples, modelConfig, policy, bc } = base;
+  const { chat, policy } = base;
 
   const evalReport = await stage0Eval(config, policy, chat, renderer, world, quiet);
   const report: Stage0Report = {
     episodes: episodes.length,
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demoSuccess: { plain: rate(episodes.filter((d) => d.hint === "")), hinted: rate(episodes.filter((d) => d.hint !== "")) },
-    tokenizer: { vocabSize: tokenizer.vocabSize },
-    model: baseModelSummary(config, modelConfig),
-    corpusTokens: examples.reduce((a, e) => a + e.request.tokens.length, 0),
-    tokensPerEpisode: examples.length === 0 ? 0 : examples.reduce((a, e) => a + e.request.tokens.length, 0) / examples.length,
-    prompt: config.rollout.prompt,
-    trainedTokens: examples.reduce((a, e) => a + e.mask.reduce((x, y) => x + y, 0), 0),
-    bc,
+    ...corpusSummary(config, base),
     ...evalReport,
     seconds: (performance.now() - t0) / 1000,
     settings: { env: config.env, rollout: config.rollout },
