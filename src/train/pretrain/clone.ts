@@ -2,8 +2,9 @@
  * Stage 0's behaviour cloning, shared by every environment's corpus: a BPE trained on the rendered
  * demonstrations, the episodes encoded exactly as `full`-mode rollouts, the seeded tiny model, and
  * NLL on the expert's responses (`sft.ts`). With `stage0.init` a pretrained checkpoint takes the
- * place of the BPE and the fresh model: the same corpus, its tokenizer, its weights. The corpus and the report are the environment's
- * (`stage0.ts` for ALFWorld, `scored-stage0.ts` for WebShop and Search-QA).
+ * place of the BPE and the fresh model: the same corpus, its tokenizer, its weights. The corpus
+ * and the report are the environment's (`stage0.ts` for ALFWorld, `scored-stage0.ts` for WebShop
+ * and Search-QA).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
