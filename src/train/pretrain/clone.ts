@@ -33,6 +33,8 @@ export type ClonedBase = {
   readonly chat: ChatFormat;
   readonly examples: readonly SftExample[];
   readonly modelConfig: ModelConfig;
+  /** Context the episodes were cut at: `stage0.maxContext`, or less when a pretrained init has less. */
+  readonly maxContext: number;
   readonly policy: EmbeddedPolicy;
   readonly bc: NllTrainReport;
 };
@@ -55,34 +57,25 @@ export async function cloneBase(config: SeedConfig, episodes: readonly DemoEpiso
   });
   const model = policy ?? EmbeddedPolicy.create({ config: modelConfig, tokenizer, seed: deriveSeed(SEED, "init") });
   const bc = await trainNll(model, examples, { steps: s.steps, batch: s.batch, lr: s.lr, seed: deriveSeed(SEED, "bc"), label: "stage0 bc", quiet });
-  return { tokenizer, chat, examples, modelConfig, policy: model, bc };
+  return { tokenizer, chat, examples, modelConfig, maxContext, policy: model, bc };
 }
 
 /**
  * The pretrained model `stage0.init` names, refused in one line when it is not a checkpoint of
- * ours (a Tinker directory has no local weights to clone into) or its tokenizer lacks ChatML.
+ * ours (a Tinker directory has no local weights to clone into). A tokenizer without ChatML is
+ * refused by `ChatFormat`.
  */
 async function pretrainedInit(dir: string): Promise<EmbeddedPolicy> {
   const path = resolve(dir);
   if (!existsSync(join(path, "config.json"))) throw new UsageError(`stage0.init ${path} is not a checkpoint directory (no config.json; 'seed model import-gguf' writes one)`);
-  const policy = await EmbeddedPolicy.load(path);
-  for (const marker of ["<|im_start|>", "<|im_end|>"]) {
-    if (policy.tokenizer.specialTokenId(marker) === undefined) throw new UsageError(`stage0.init ${path}: its tokenizer has no ${marker}; Stage 0 renders episodes with ChatML`);
-  }
-  return policy;
-}
-
-/** What a Stage-0 report says of its model: the preset (or the pretrained init), size, context. */
-export function baseModelSummary(config: SeedConfig, modelConfig: ModelConfig): { readonly preset: string; readonly parameters: number; readonly maxContext: number; readonly init?: string } {
-  const s = config.stage0;
-  if (s.init !== "") return { preset: "pretrained", parameters: parameterCount(modelConfig), maxContext: Math.min(s.maxContext, modelConfig.maxContext), init: resolve(s.init) };
-  return { preset: s.model, parameters: parameterCount(modelConfig), maxContext: s.maxContext };
+  return EmbeddedPolicy.load(path);
 }
 
 /** What every Stage-0 report says of its corpus and behaviour cloning. */
 export type CorpusSummary = {
   readonly tokenizer: { readonly vocabSize: number };
-  readonly model: ReturnType<typeof baseModelSummary>;
+  /** The preset, or "pretrained" with the init's absolute path. */
+  readonly model: { readonly preset: string; readonly parameters: number; readonly maxContext: number; readonly init?: string };
   readonly corpusTokens: number;
   /** Mean tokens of a demonstration episode (prompt style `prompt`). */
   readonly tokensPerEpisode: number;
@@ -97,7 +90,10 @@ export function corpusSummary(config: SeedConfig, base: ClonedBase): CorpusSumma
   const tokens = base.examples.reduce((a, e) => a + e.request.tokens.length, 0);
   return {
     tokenizer: { vocabSize: base.tokenizer.vocabSize },
-    model: baseModelSummary(config, base.modelConfig),
+    model: {
+      preset: config.stage0.init === "" ? config.stage0.model : "pretrained", parameters: parameterCount(base.modelConfig), maxContext: base.maxContext,
+      ...(config.stage0.init === "" ? {} : { init: resolve(config.stage0.init) }),
+    },
     corpusTokens: tokens,
     tokensPerEpisode: base.examples.length === 0 ? 0 : tokens / base.examples.length,
     prompt: config.rollout.prompt,

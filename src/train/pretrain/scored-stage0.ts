@@ -99,7 +99,7 @@ export async function runScoredStage0(config: SeedConfig, options: Stage0Options
     hintedEpisodes: episodes.filter((d) => d.hint !== "").length,
     demo: { plain: outcome(episodes.filter((d) => d.hint === "")), hinted: outcome(episodes.filter((d) => d.hint !== "")) },
     ...corpusSummary(config, base),
-    truncatedEpisodes: base.examples.filter((e) => e.request.tokens.length >= s.maxContext).length,
+    truncatedEpisodes: base.examples.filter((e) => e.request.tokens.length >= base.maxContext).length,
     ...ev,
     seconds: (performance.now() - t0) / 1000,
     settings: { env: config.env, rollout: config.rollout },
