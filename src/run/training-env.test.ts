@@ -2,8 +2,11 @@
 // type, so a prefix would not), and generated pools are the first games of the world.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { writeTinyData } from "../envs/alfworld/test-data.ts";
 import { bucketOfPath } from "../envs/alfworld/tasks.ts";
 import { defaultConfig } from "../config/config.ts";
 import { spreadTasks, trainingEnv } from "./training-env.ts";
@@ -28,4 +31,13 @@ test("a cut of a real ALFWorld split covers all six task types; the whole split 
 test("generated pools are prefixes: a larger cut starts with the smaller one", () => {
   const env = trainingEnv(defaultConfig);
   assert.deepEqual(env.tasks("train", 8).map((t) => t.id), env.tasks("train", 16).slice(0, 8).map((t) => t.id));
+});
+
+test("a real split with no games is a one-line UsageError naming the split and the folder, not an empty pool", (t) => {
+  const root = writeTinyData(mkdtempSync(join(tmpdir(), "seed-empty-split-")));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const env = trainingEnv({ ...defaultConfig, env: { ...defaultConfig.env, data: root } });
+  assert.equal(env.tasks("valid_seen", 4).length, 1);
+  assert.throws(() => env.tasks("valid_unseen", 4), (e: unknown) => e instanceof UsageError && e.message === `no alfworld tasks in split 'valid_unseen' of ${root}`);
+  assert.deepEqual(env.tasks("valid_unseen", 0), []);
 });

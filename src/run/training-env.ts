@@ -9,6 +9,7 @@ import type { AlfworldGenOptions } from "../envs/alfworld/index.ts";
 import { alfworldGenOptions, envEntry, makeEnv, taskSource } from "../envs/registry.ts";
 import type { SeedConfig } from "../config/config.ts";
 import { resolveRunSettings } from "../config/resolve.ts";
+import { UsageError } from "../core/errors.ts";
 
 /** An environment as a training run uses it. */
 export type TrainingEnv = {
@@ -22,6 +23,7 @@ export type TrainingEnv = {
   /**
    * `count` tasks of a split: the first `count` generated games (deterministic in the run's world
    * seed), or `count` evenly spaced games of a real ALFWorld split (see {@link spreadTasks}).
+   * @throws UsageError when the split holds no task and `count` > 0
    */
   tasks(split: string, count: number): TaskSpec[];
   /** Generator options of generated ALFWorld games (for the expert's priors), undefined otherwise. */
@@ -51,7 +53,12 @@ export function trainingEnv(config: SeedConfig): TrainingEnv {
     name, maxSteps, invalidPenalty,
     // WebShop's real tasks name catalogue products: its environments serve the same shop.
     makeEnv: () => makeEnv(name, { maxSteps, ...(real && entry.envReadsData === true ? { dataPath: config.env.data } : {}) }),
-    tasks: (split, count) => (real && entry.spreadRealTasks === true ? spreadTasks(taskSource(name, split, options), count) : taskSource(name, split, { ...options, count })),
+    tasks: (split, count) => {
+      const tasks = real && entry.spreadRealTasks === true ? spreadTasks(taskSource(name, split, options), count) : taskSource(name, split, { ...options, count });
+      // An empty pool would train or evaluate on nothing and report zeros as if they were results.
+      if (tasks.length === 0 && count > 0) throw new UsageError(`no ${name} tasks in split '${split}'${real ? ` of ${config.env.data}` : ""}`);
+      return tasks;
+    },
     ...(sized ? { alfworldGen: alfworldGenOptions(config.env.receptacles) } : {}),
   };
 }

@@ -90,7 +90,6 @@ export async function train(config: SeedConfig, options: TrainOptions): Promise<
 async function trainLocked(config: SeedConfig, options: TrainOptions, runDir: string, plan: ReturnType<typeof planMethod>): Promise<TrainResult> {
   const env = trainingEnv(config);
   const pool = env.tasks(config.env.split, config.env.data === "" ? config.env.generatedTasks : Number.MAX_SAFE_INTEGER);
-  if (pool.length === 0) throw new UsageError(`no training tasks in split '${config.env.split}' of ${config.env.name}`);
 
   const warn = options.onWarning ?? ((m: string) => process.stderr.write(`[seed] WARNING: ${m}\n`));
   const usable = await newestUsableCheckpoint(runDir, warn);

@@ -12,6 +12,7 @@ import { prepareGame } from "./engine.ts";
 import { gameFromProblem, type AlfGame } from "./game.ts";
 import { parsePddlProblem } from "./problem.ts";
 import { parseTaskDir, type TaskType } from "./tasks.ts";
+import { trainArchiveOf, unpackedTrainSplit } from "./train-archive.ts";
 
 /** The splits ALFWorld ships, in the order reports use. */
 export const ALFWORLD_SPLITS = ["train", "valid_seen", "valid_unseen"] as const;
@@ -92,22 +93,34 @@ export function resolveAlfworldRoot(root: string): string {
   if (!statSync(root).isDirectory()) throw new DataError(`${root}: not a directory`);
   const nested = join(root, "json_2.1.1");
   if (existsSync(nested) && statSync(nested).isDirectory()) return nested;
-  if (ALFWORLD_SPLITS.some((s) => existsSync(join(root, s)))) return root;
+  if (ALFWORLD_SPLITS.some((s) => existsSync(join(root, s))) || trainArchiveOf(root) !== undefined) return root;
   throw new DataError(`${root}: expected json_2.1.1/{train,valid_seen,valid_unseen} (any subset) inside it`);
+}
+
+/**
+ * The folder of one split: `<json_2.1.1>/<split>`, or for `train` without that folder the
+ * shipped archive beside it, unpacked into the cache (`train-archive.ts`); undefined when absent.
+ */
+function splitDir(root: string, base: string, split: string): string | undefined {
+  const dir = join(base, split);
+  if (existsSync(dir)) return dir;
+  const archive = split === "train" ? trainArchiveOf(root) : undefined;
+  return archive === undefined ? undefined : unpackedTrainSplit(archive);
 }
 
 /**
  * Every game file of the given splits under a data root, sorted by id. Paths containing
  * `movable` or `Sliced` are skipped (the benchmark's loaders skip them; none ship).
- * @param splits splits to scan; missing split folders are skipped
+ * @param splits splits to scan; missing split folders are skipped (a missing `train` is unpacked
+ *   from `json_2.1.1_train.tar.xz` when the root has it)
  * @throws DataError if the root holds no split at all
  */
 export function listGames(root: string, splits: readonly string[] = ALFWORLD_SPLITS): GameRef[] {
   const base = resolveAlfworldRoot(root);
   const out: GameRef[] = [];
   for (const split of splits) {
-    const dir = join(base, split);
-    if (!existsSync(dir)) continue;
+    const dir = splitDir(root, base, split);
+    if (dir === undefined) continue;
     for (const taskDir of readdirSync(dir).sort()) {
       if (taskDir.includes("movable") || taskDir.includes("Sliced")) continue;
       const info = parseTaskDir(taskDir);
@@ -117,7 +130,7 @@ export function listGames(root: string, splits: readonly string[] = ALFWORLD_SPL
       for (const trial of readdirSync(tdir).sort()) {
         const path = join(tdir, trial, "game.tw-pddl");
         if (!existsSync(path)) continue;
-        out.push({ path, id: relative(base, path).split(sep).join("/"), split, taskType: info.taskType });
+        out.push({ path, id: `${split}/${relative(dir, path).split(sep).join("/")}`, split, taskType: info.taskType });
       }
     }
   }
