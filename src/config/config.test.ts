@@ -2,12 +2,14 @@
 // presets (paper spellings as aliases), and the formulas they declare.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError } from "../core/errors.ts";
 import { memoryEstimate, memoryIssues, shapeIssues, validateConfig } from "./check.ts";
 import { defaultConfig } from "./config.ts";
 import { describeMethod, planMethod } from "./method.ts";
 import { overridesToPatch, parseOverrideArgs, splitOverrideArgs } from "./overrides.ts";
-import { canonicalName, findPreset, listPresets, presetFormula, resolveConfig } from "./presets.ts";
+import { canonicalName, CONFIG_DIR, findPreset, listPresets, presetFormula, resolveConfig } from "./presets.ts";
 import { miniBatchCount } from "./resolve.ts";
 
 /** The presets issue 5 names, by file name. */
@@ -158,4 +160,11 @@ test("the reference schedule: 16 tasks x 8, the protocol's 30 steps, mini-batche
   assert.equal(miniBatchCount(c, 300, 128), 4, "never fewer than 4 when derived");
   assert.equal(miniBatchCount(c, 300, 3), 3, "never more than the sequences (a sequence is not split)");
   assert.equal(miniBatchCount({ ...c, update: { ...c.update, miniBatches: 1 } }, 2560, 128), 1, "an explicit count wins");
+});
+
+test("every shipped --config file (configs/bases, configs/scale-out) is a valid partial config", () => {
+  const files = ["bases", "scale-out"].flatMap((sub) => readdirSync(join(CONFIG_DIR, sub)).filter((f) => f.endsWith(".json")).map((f) => join(CONFIG_DIR, sub, f)));
+  assert.ok(files.some((f) => f.endsWith("alfworld-real.json")), files.join(", "));
+  for (const file of files) assert.doesNotThrow(() => resolveConfig({ file }), file);
+  assert.equal(resolveConfig({ file: join(CONFIG_DIR, "bases", "alfworld-real.json") }).stage0.games, 3553);
 });
