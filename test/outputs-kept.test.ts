@@ -1,6 +1,6 @@
 // Issue 11 item 1: `seed stage0|stage1|lm --out X` never deletes a folder or file it did not
 // write. A foreign folder or a file is refused in one line before any work, and kept byte for
-// byte; a folder seed wrote is rebuilt in place.
+// byte; a folder seed wrote is rebuilt in place. Both stages take --data alike.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -62,4 +62,12 @@ test("lm refuses a foreign folder and a Hugging Face model folder, and rebuilds 
     assert.equal(r.status, 0, r.stderr);
   }
   assert.deepEqual(readdirSync(own).sort(), ["config.json", "model.safetensors", "optimizer.safetensors", "state.json", "tokenizer.json"]);
+});
+
+test("stage0 and stage1 both take --data: a missing folder is one line naming it, before any work", () => {
+  for (const cmd of ["stage0", "stage1"]) {
+    const out = join(root, `data-${cmd}`);
+    assertRefused(seed(cmd, "--quick", "--quiet", "--data", join(root, "no-such-data"), "--out", out, ...(cmd === "stage1" ? ["--cache-dir", join(root, "cache-data")] : [])), new RegExp(`^seed ${cmd}: .*no-such-data: no such directory$`));
+    assert.ok(!existsSync(out));
+  }
 });

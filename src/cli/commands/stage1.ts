@@ -2,7 +2,7 @@
  * `seed stage1`: offline collection with the base policy, external analyzer labels with their
  * acceptance rate, and hindsight-skill SFT with the analyzer template the policy uses in Stage 2.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { assertReplaceable } from "../../core/fs.ts";
 import { baseDirs, defaultCacheDir } from "../../train/pretrain/base.ts";
@@ -22,6 +22,7 @@ SFT the policy on (trajectory -> skill). Writes DIR/model, DIR/stage1.json, DIR/
 options:
   --out DIR            output directory (required)
   --base DIR           starting checkpoint (default: the cached Stage-0 base of this config, built if needed)
+  --data DIR           real data to collect on (same as --env.data=DIR), as for seed stage0
   --analyzer NAME      rule (default) | llm | degraded (same as --stage1.analyzer=NAME)
   --endpoint URL       OpenAI-compatible base URL for the llm analyzer (e.g. http://127.0.0.1:8000/v1)
   --model NAME         model name at the endpoint
@@ -33,7 +34,7 @@ options:
   --<key>=<value>      e.g. --stage1.tasks=180 --stage1.rollouts=8`;
 
 const OPTIONS = {
-  out: { type: "string" }, base: { type: "string" }, analyzer: { type: "string" }, endpoint: { type: "string" }, model: { type: "string" },
+  out: { type: "string" }, base: { type: "string" }, data: { type: "string" }, analyzer: { type: "string" }, endpoint: { type: "string" }, model: { type: "string" },
   "cache-dir": { type: "string" }, quick: { type: "boolean" }, config: { type: "string" }, json: { type: "boolean" }, quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -50,6 +51,7 @@ export const command: Command = {
     }
     if (values.out === undefined) throw new UsageError("missing required option --out");
     assertReplaceable(values.out, STAGE_OUTPUT, "--out");
+    if (values.data !== undefined) overrides.push(`--env.data=${resolve(values.data)}`);
     if (values.analyzer !== undefined) overrides.push(`--stage1.analyzer=${values.analyzer}`);
     if (values.endpoint !== undefined) overrides.push(`--stage1.endpoint=${values.endpoint}`);
     if (values.model !== undefined) overrides.push(`--stage1.model=${values.model}`);
