@@ -3,11 +3,21 @@
  * file atomically (a temporary sibling, fsynced, renamed over the target, so a reader never sees
  * half a file and a crash leaves the old one), fsyncing a path (a directory after a rename), and
  * replacing an output folder only when seed wrote it (`assertReplaceable`): a folder or file the
- * user owns is never deleted.
+ * user owns is never deleted; and where seed keeps what it builds once per machine (`seedCacheDir`).
  */
 import { closeSync, mkdtempSync, rmdirSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { DataError, UsageError } from "./errors.ts";
+
+/**
+ * Where seed caches what it builds once per machine (Stage-0/1 bases, unpacked benchmark
+ * archives): `$SEED_CACHE_DIR`, else `~/.cache/seed-rl`.
+ */
+export function seedCacheDir(): string {
+  const env = process.env["SEED_CACHE_DIR"];
+  return env !== undefined && env !== "" ? resolve(env) : join(homedir(), ".cache", "seed-rl");
+}
 
 /**
  * How `readJsonFile` reports a file it cannot read, or whose text is not JSON. `reason` is the

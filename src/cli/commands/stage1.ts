@@ -26,7 +26,7 @@ options:
   --analyzer NAME      rule (default) | llm | degraded (same as --stage1.analyzer=NAME)
   --endpoint URL       OpenAI-compatible base URL for the llm analyzer (e.g. http://127.0.0.1:8000/v1)
   --model NAME         model name at the endpoint
-  --cache-dir DIR      cache of the Stage-0 base (default ~/.cache/seed-rl)
+  --cache-dir DIR      cache of the Stage-0 base (default $SEED_CACHE_DIR, else ~/.cache/seed-rl)
   --quick              tiny sizes
   --config FILE        a JSON file with a partial config
   --json               print the report as one JSON object

@@ -9,18 +9,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { DataError } from "../../core/errors.ts";
+import { seedCacheDir } from "../../core/fs.ts";
 
 /** The archive's file name inside a data root (beside `json_2.1.1/`). */
 export const TRAIN_ARCHIVE = "json_2.1.1_train.tar.xz";
-
-/** Where unpacked archives live: `$SEED_CACHE_DIR`, else `~/.cache/seed-rl` (where bases are cached too). */
-export function seedCacheDir(): string {
-  const env = process.env["SEED_CACHE_DIR"];
-  return env !== undefined && env !== "" ? resolve(env) : join(homedir(), ".cache", "seed-rl");
-}
 
 /** The archive of a data root (`<root>/json_2.1.1_train.tar.xz`, or beside a `json_2.1.1` root), or undefined. */
 export function trainArchiveOf(root: string): string | undefined {

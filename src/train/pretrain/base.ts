@@ -6,9 +6,9 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
+import { seedCacheDir } from "../../core/fs.ts";
 import type { SeedConfig } from "../../config/config.ts";
 import { isPolicyDir } from "../../policy/load.ts";
 import { runStage0 } from "./stage0.ts";
@@ -16,15 +16,15 @@ import { runStage1 } from "./stage1.ts";
 
 /** Where bases are cached. */
 export type BaseOptions = {
-  /** @default ~/.cache/seed-rl */
+  /** @default `$SEED_CACHE_DIR`, else ~/.cache/seed-rl */
   readonly cacheDir?: string;
   /** @default false */
   readonly quiet?: boolean;
 };
 
-/** The default cache directory. */
+/** The default cache directory: `$SEED_CACHE_DIR`, else `~/.cache/seed-rl` (`seedCacheDir`). */
 export function defaultCacheDir(): string {
-  return join(homedir(), ".cache", "seed-rl");
+  return seedCacheDir();
 }
 
 function hash(value: unknown): string {
