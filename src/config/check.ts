@@ -110,6 +110,9 @@ export function crossFieldIssues(c: SeedConfig, catalogue: MethodCatalogue = bui
   if (c.update.miniBatches > c.rollout.tasksPerUpdate * c.rollout.groupSize) {
     issues.push({ path: "update.miniBatches", message: `cannot exceed the ${c.rollout.tasksPerUpdate * c.rollout.groupSize} trajectories of an update` });
   }
+  if (c.policy.init !== "" && c.policy.base !== "") {
+    issues.push({ path: "policy.base", message: "set policy.init (a starting checkpoint used as it is) or policy.base (a Stage-0 base Stage 1 starts from), not both" });
+  }
   if (c.stage1.analyzer === "llm" && (c.stage1.endpoint === "" || c.stage1.model === "")) {
     issues.push({ path: "stage1.endpoint", message: "the llm analyzer needs stage1.endpoint and stage1.model" });
   }

@@ -110,6 +110,14 @@ export type SeedConfig = {
      * @default ""
      */
     init: string;
+    /**
+     * A finished Stage-0 base checkpoint directory (e.g. the shipped real-room base,
+     * `assets/bases/alfworld-real`): Stage 0 is not run, and Stage 1 runs from this base when `sft`
+     * is true (cached by a hash of the base's files and the Stage-1 settings). Unlike `init`, which
+     * is used as it is. Relative paths resolve against the working directory. "" builds Stage 0.
+     * @default ""
+     */
+    base: string;
     /** Start from the Stage-1 SFT checkpoint (SEED) or the Stage-0 base (baselines, "w/o SFT"). @default true */
     sft: boolean;
   };
@@ -400,7 +408,7 @@ export const defaultConfig: SeedConfig = {
   method: { name: "seed" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
   env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 0, invalidPenalty: -1 },
-  policy: { init: "", sft: true },
+  policy: { init: "", base: "", sft: true },
   rollout: { tasksPerUpdate: 16, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   update: { miniBatches: 0, miniBatchSamples: 256, epochs: 1 },

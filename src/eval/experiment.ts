@@ -48,7 +48,12 @@ export type ExperimentOptions = {
   readonly evalCount?: number;
   /** Where Stage-0/1 bases are cached. @default <out>/cache */
   readonly cacheDir?: string;
-  /** Seed of evaluation sampling. @default 0 */
+  /**
+   * Seed of evaluation sampling for every run. By default each run samples with its own training
+   * seed, so the runs of an arm that trains nothing (Vanilla at seeds 1, 2, 3) are three
+   * evaluation draws, not three identical runs, and an interval over seeds carries evaluation
+   * noise; arms at the same seed still share it (paired). @default the run's seed
+   */
   readonly evalSeed?: number;
   /** Options of the gate-value analysis. */
   readonly gateValue?: Partial<GateValueOptions>;
@@ -167,11 +172,14 @@ export async function executeRun(spec: ExperimentSpec, plan: PlannedRun, options
     // sorted by task type, so a prefix would be a biased sample.
     const count = real ? 0 : countAll;
     const data = real ? resolve(spec.eval.realData) : config.env.data;
-    const settings = { decoding, count, data, seed: options.evalSeed ?? 0, update: policy.update };
+    // A count on real ALFWorld games draws a fixed seeded panel (the same for every run), not a
+    // prefix: the games are sorted by task type, so the first ones are one or two types.
+    const panel = count > 0 && config.env.name === "alfworld" && data !== "" ? { panelSeed: 0 } : {};
+    const settings = { decoding, count, data, seed: options.evalSeed ?? plan.seed, update: policy.update, ...panel };
     const old = existing[split];
     if (old !== undefined && JSON.stringify(old["settings"]) === JSON.stringify(settings)) continue;
     loaded ??= await loadTrainablePolicy(policy.dir);
-    const suite = { ...evalSuite(config, real ? split.slice(5) : split, { data, ...(count > 0 ? { count } : {}) }), split };
+    const suite = { ...evalSuite(config, real ? split.slice(5) : split, { data, ...(count > 0 ? { count } : {}), ...panel }), split };
     const bar = new Progress(`eval ${plan.arm.name} s${plan.seed} ${split}`, suite.tasks.length, { silent: quiet });
     let shown = 0;
     const result = await evaluateBenchmark(loaded, config, suite, { decoding, seed: settings.seed, onBatch: (done) => (bar.tick(done - shown), (shown = done)) });

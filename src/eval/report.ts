@@ -190,7 +190,10 @@ export function stageReports(run: RunData): { stage0: Record<string, unknown> | 
   if (base === null) return none;
   const stage1 = read(join(base, "stage1.json"));
   let stage0 = read(join(base, "stage0.json"));
-  if (stage0 === null && run.config !== null) stage0 = read(join(baseDirs(run.config as SeedConfig, dirname(base)).stage0, "stage0.json"));
+  // A run from a given Stage-0 base (policy.base) finds that base's report next to its model folder.
+  const given = (run.config as SeedConfig | null)?.policy.base ?? "";
+  if (stage0 === null && given !== "") stage0 = read(join(dirname(resolve(given)), "stage0.json"));
+  if (stage0 === null && run.config !== null && given === "") stage0 = read(join(baseDirs(run.config as SeedConfig, dirname(base)).stage0, "stage0.json"));
   return { stage0, stage1 };
 }
 

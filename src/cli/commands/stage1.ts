@@ -5,7 +5,7 @@
 import { join, resolve } from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { assertReplaceable } from "../../core/fs.ts";
-import { baseDirs, defaultCacheDir } from "../../train/pretrain/base.ts";
+import { baseDirs, defaultCacheDir, resolveBase } from "../../train/pretrain/base.ts";
 import { resolveConfig } from "../../config/presets.ts";
 import { splitOverrideArgs } from "../../config/overrides.ts";
 import { runStage0, STAGE_OUTPUT } from "../../train/pretrain/stage0.ts";
@@ -57,7 +57,7 @@ export const command: Command = {
     if (values.model !== undefined) overrides.push(`--stage1.model=${values.model}`);
     const config = resolveConfig({ quick: values.quick ?? false, ...(values.config !== undefined ? { file: values.config } : {}), overrides });
     const quiet = values.quiet ?? false;
-    let base = values.base;
+    let base = values.base ?? (config.policy.base === "" ? undefined : resolveBase(config.policy.base));
     if (base === undefined) {
       const dirs = baseDirs(config, values["cache-dir"] ?? defaultCacheDir());
       if (!existsSync(join(dirs.stage0, "model", "config.json"))) await runStage0(config, { outDir: dirs.stage0, quiet });
