@@ -11,13 +11,18 @@
  *
  * Sizes come from the experiment presets `configs/experiments/demo.json` (about 15 minutes on two
  * cores) and `demo-quick.json` (`--quick`, well under 3 minutes; it exercises every stage and
- * measures next to nothing). The verdict's interval: with three or more training seeds, a
+ * measures next to nothing). With the ALFWorld data (`data`), the demo runs on the real games
+ * instead (`demo-real.json`, `demo-real-quick.json`): Stage 0 is the real-room base shipped in
+ * `assets/bases/alfworld-real` (building it takes longer than the whole demo's budget), Stage 1
+ * runs from it, and the untrained checkpoints are evaluated next to the trained arms. The verdict's interval: with three or more training seeds, a
  * Student-t interval over seeds of the paired SEED − GRPO difference; with fewer, a paired
  * stratified bootstrap over the evaluation games (both methods play the same games), which
  * covers evaluation noise but not seed-to-seed variance. The verdict says which.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { UsageError } from "../core/errors.ts";
 import { Progress } from "../core/progress.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { ensureBase } from "../train/pretrain/base.ts";
@@ -37,6 +42,12 @@ export type DemoOptions = {
   readonly quick?: boolean;
   /** The benchmark: generated ALFWorld games, the generated WebShop shop (`demo-webshop*.json`) or the generated Search-QA world (`demo-search*.json`). @default "alfworld" */
   readonly env?: DemoEnv;
+  /**
+   * The ALFWorld data root (`json_2.1.1/` and the train archive): the demo trains and evaluates on
+   * the real games from the shipped real-room base. Unset: generated games, as without the data.
+   * ALFWorld only.
+   */
+  readonly data?: string;
   /** Output folder. */
   readonly out: string;
   /** Replace the preset's training seeds. */
@@ -56,9 +67,23 @@ export type DemoEnv = (typeof DEMO_ENVS)[number];
 
 const DEMO_TITLES: Readonly<Record<DemoEnv, string>> = { alfworld: "ALFWorld", webshop: "WebShop", search: "Search-QA" };
 
-/** The experiment preset of a demo: `demo`, `demo-quick`, `demo-webshop`, `demo-webshop-quick`, `demo-search`, `demo-search-quick`. */
-export function demoPreset(env: DemoEnv, quick: boolean): string {
-  return `demo${env === "alfworld" ? "" : `-${env}`}${quick ? "-quick" : ""}`;
+/**
+ * The experiment preset of a demo: `demo`, `demo-real` (ALFWorld on the real games), `demo-webshop`,
+ * `demo-search`, each with a `-quick` variant.
+ */
+export function demoPreset(env: DemoEnv, quick: boolean, real = false): string {
+  return `demo${env === "alfworld" ? (real ? "-real" : "") : `-${env}`}${quick ? "-quick" : ""}`;
+}
+
+/** The real-room Stage-0 base shipped with the package (`seed stage0 --config configs/bases/alfworld-real.json` rebuilds it). */
+export const SHIPPED_REAL_BASE = fileURLToPath(new URL("../../assets/bases/alfworld-real/model", import.meta.url));
+
+/** Where `seed demo` looks for the ALFWorld data when `--data` is not given (as the experiment presets do). */
+export const DEFAULT_ALFWORLD_DATA = "../shared/data/alfworld";
+
+/** Whether `dir` holds the ALFWorld data the real demo needs: the two evaluation splits. */
+export function hasAlfworldData(dir: string): boolean {
+  return ["valid_seen", "valid_unseen"].every((s) => existsSync(join(dir, "json_2.1.1", s)));
 }
 
 /** One split's SEED − GRPO comparison. */
@@ -101,7 +126,10 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
   const recB = (s: number) => b.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   if (shared.length >= 3) {
     const d = pairedDifference(shared.map((s) => recA(s)?.metrics[metric]?.value ?? Number.NaN), shared.map((s) => recB(s)?.metrics[metric]?.value ?? Number.NaN));
-    return { split, metric, seed: ea.metrics[metric], grpo: eb.metrics[metric], difference: d, intervalOver: `Student-t over ${shared.length} training seeds (paired)` };
+    // Each run samples its evaluation with its own seed (experiment.ts), so the spread over seeds carries evaluation noise too.
+    const evalSeeds = new Set(shared.map((s) => (recA(s)?.["settings"] as { seed?: number } | undefined)?.seed));
+    const noise = evalSeeds.size === shared.length ? ", each seed with its own evaluation draw" : ", one evaluation seed for all";
+    return { split, metric, seed: ea.metrics[metric], grpo: eb.metrics[metric], difference: d, intervalOver: `Student-t over ${shared.length} training seeds (paired${noise})` };
   }
   // Pool the shared seeds' games: each (seed, game) pair is one paired observation.
   const xa: number[] = [], xb: number[] = [], groups: string[] = [];
@@ -162,47 +190,86 @@ function searchVerdict(comparisons: readonly Comparison[], data: ExperimentData)
   ];
 }
 
-/** The three verdict lines from the comparisons. */
+/** The arm a demo reads as "before training": the untrained base (Vanilla), if the experiment has it. */
+export const BEFORE_TRAINING = "Vanilla";
+
+/**
+ * The three verdict lines from the comparisons. ALFWorld: one line per split (SEED, GRPO and,
+ * where the experiment has it, the untrained base), then the calls: SEED against GRPO, against
+ * GRPO from the Stage-1 checkpoint, and against no training.
+ */
 export function verdictLines(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
   const env = data.arms[0]?.evals[comparisons[0]?.split ?? ""]?.env;
   if (env === "webshop") return webshopVerdict(comparisons, data);
   if (env === "search") return searchVerdict(comparisons, data);
+  const real = data.arms.some((a) => a.runs.some((r) => (r.config?.env.data ?? "") !== ""));
+  const before = data.arms.find((a) => a.name === BEFORE_TRAINING);
+  const vsGrpo = comparisons.filter((c) => (c.against ?? "GRPO") === "GRPO");
   const line = (c: Comparison | undefined, split: string): string => {
     if (c === undefined) return `${split}: not evaluated`;
     const games = data.arms[0]?.runs[0]?.evals[c.split]?.episodes ?? "?";
-    return `${benchmarkTitle(`alfworld/${c.split}`)} (${games} games, ${c.metric === "All" ? "macro success" : c.metric} %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}; SEED − GRPO = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
+    const untrained = before?.evals[c.split]?.metrics[c.metric];
+    const title = `${benchmarkTitle(`alfworld/${c.split}`)}${real ? ", real games" : ""}`;
+    return `${title} (${games} games, ${c.metric === "All" ? "macro success" : c.metric} %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}${untrained ? `, before training ${formatEstimate(untrained)}` : ""}; SEED − GRPO = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
   };
-  const seen = comparisons.find((c) => c.split === "valid_seen"), unseen = comparisons.find((c) => c.split === "valid_unseen");
-  const calls = comparisons.map((c) => {
+  const seen = vsGrpo.find((c) => c.split === "valid_seen"), unseen = vsGrpo.find((c) => c.split === "valid_unseen");
+  const call = (c: Comparison): string => {
     const name = c.split === "valid_seen" ? "seen" : c.split === "valid_unseen" ? "unseen" : c.split;
-    if (!Number.isFinite(c.difference.low)) return `${name}: no interval`;
-    if (c.difference.low === 0 && c.difference.high === 0) return `identical outcomes on ${name} (every game ended the same for both)`;
-    if (c.difference.low > 0) return `SEED better on ${name}`;
-    if (c.difference.high < 0) return `GRPO better on ${name}`;
+    const other = c.against ?? "GRPO";
+    const d = c.difference;
+    if (!Number.isFinite(d.low)) return `${name}: no interval`;
+    if (d.low === 0 && d.high === 0) return `identical outcomes on ${name} (every game ended the same for both)`;
+    if (d.low > 0) return `SEED better on ${name}`;
+    if (d.high < 0) return `${other} better on ${name}`;
     return `no difference resolved on ${name}`;
+  };
+  const groups = [...new Set(comparisons.map((c) => c.against ?? "GRPO"))].map((other) => {
+    const calls = comparisons.filter((c) => (c.against ?? "GRPO") === other).map(call).join(", ");
+    return other === "GRPO" ? calls : `against ${other === BEFORE_TRAINING ? "no training (Vanilla)" : other}: ${calls}`;
   });
   const over = comparisons[0]?.intervalOver ?? "";
-  return [line(seen, "valid_seen"), line(unseen, "valid_unseen"), `Verdict: ${calls.join("; ")} (95% intervals; ${over}).`];
+  return [line(seen, "valid_seen"), line(unseen, "valid_unseen"), `Verdict: ${groups.join("; ")} (95% intervals; ${over}).`];
 }
 
+/** Reference seconds per unit of work, measured on one machine; see {@link demoWork}. */
+type DemoRates = {
+  /** Per Stage-0 sequence (steps × batch). */
+  readonly stage0: number;
+  /** Per Stage-1 rollout (tasks × rollouts). */
+  readonly stage1: number;
+  /** Per training episode-step, for a method with a teacher (SEED) and without (GRPO). */
+  readonly teacherStep: number;
+  readonly plainStep: number;
+  /** Per evaluation episode-step. */
+  readonly evalStep: number;
+};
+
+// Generated games: the idle 2-core AVX2 machine of docs/RESULTS.md §2 (Stage 0 5.2 min for 2,400
+// steps of 4 sequences, Stage 1 4.5 min for 96 × 4 rollouts, per seed SEED ≈ 52 s and GRPO ≈ 35 s
+// for 5 updates of 4 × 8 episodes of 20 steps and 2 × 64 evaluation games).
+const GENERATED_RATES: DemoRates = { stage0: 312 / 9600, stage1: 270 / 384, teacherStep: 0.0125, plainStep: 0.0072, evalStep: 0.0047 };
+// Real games (demo-real, the idle 2-core AVX-512 machine of docs/RESULTS.md §8): rooms list 7-54
+// receptacles, so a step's prompt is several times longer than a generated room's.
+const REAL_RATES: DemoRates = { stage0: 1602 / 26000, stage1: 474 / 384, teacherStep: 0.0125, plainStep: 0.0072, evalStep: 0.006 };
+
 /**
- * The demo's work in reference seconds (the idle 2-core machine of docs/RESULTS.md §2: Stage 0
- * 5.2 min for 2,400 steps of 4 sequences, Stage 1 4.5 min for 96 × 4 rollouts, per seed SEED ≈ 52 s
- * and GRPO ≈ 35 s for 5 updates of 4 × 8 episodes of 20 steps and 2 × 64 evaluation games),
- * scaled by each item's size. The progress bar measures the real rate on what ran, so only the
- * proportions matter: they keep a long Stage 0 from making every run look as long.
+ * The demo's work in reference seconds: each item's size times a measured rate (generated or real
+ * games). A Stage 0 given as a finished base (`policy.base`) is no work. The progress bar measures
+ * the real rate on what ran, so only the proportions matter: they keep a long Stage 0 from making
+ * every run look as long.
  */
 export function demoWork(plans: readonly PlannedRun[], evalEpisodes: number): { stage0: number; stage1: number; runs: number[]; report: number } {
   const c = plans.find((p) => p.config !== null)?.config;
-  const stage0 = c ? 312 * (c.stage0.steps * c.stage0.batch) / (2400 * 4) : 0;
-  const stage1 = c && plans.some((p) => p.config?.policy.sft) ? 270 * (c.stage1.tasks * c.stage1.rollouts) / (96 * 4) : 0;
+  const rates = c && c.env.data !== "" ? REAL_RATES : GENERATED_RATES;
+  const stage0 = c && c.policy.base === "" ? rates.stage0 * c.stage0.steps * c.stage0.batch : 0;
+  const stage1 = c && plans.some((p) => p.config?.policy.sft) ? rates.stage1 * c.stage1.tasks * c.stage1.rollouts : 0;
   const runs = plans.map((p) => {
     const k = p.config;
     if (k === null) return 1;
     const steps = k.env.maxSteps > 0 ? k.env.maxSteps : 30;
-    const perEpisodeStep = planMethod(k).teacher !== null ? 0.0125 : 0.0072;
+    const perEpisodeStep = planMethod(k).teacher !== null ? rates.teacherStep : rates.plainStep;
     const train = planMethod(k).trains ? k.run.updates * k.rollout.tasksPerUpdate * k.rollout.groupSize * steps * perEpisodeStep : 0;
-    return Math.max(1, train + evalEpisodes * steps * 0.0047);
+    return Math.max(1, train + evalEpisodes * steps * rates.evalStep);
   });
   return { stage0: Math.max(1, stage0), stage1: Math.max(1, stage1), runs, report: 5 };
 }
@@ -216,9 +283,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const out = resolve(options.out);
   const log = options.log ?? ((l: string) => process.stderr.write(l + "\n"));
   const env = options.env ?? "alfworld";
-  const spec = readExperimentSpec(demoPreset(env, options.quick ?? false));
+  const data = options.data === undefined ? null : resolve(options.data);
+  if (data !== null && env !== "alfworld") throw new UsageError(`--data is for the ALFWorld demo (real games); --env ${env} runs on its generated world`);
+  if (data !== null && !hasAlfworldData(data)) throw new UsageError(`--data ${data} does not hold the ALFWorld games (json_2.1.1/valid_seen and valid_unseen)`);
+  if (data !== null && !existsSync(join(SHIPPED_REAL_BASE, "config.json"))) throw new UsageError(`the shipped real-room base ${SHIPPED_REAL_BASE} is missing; rebuild it with seed stage0 --config configs/bases/alfworld-real.json --data ${data} --out <dir> and copy <dir>/model there`);
+  const spec = readExperimentSpec(demoPreset(env, options.quick ?? false, data !== null));
   const cacheDir = resolve(options.cacheDir ?? join(out, "cache"));
-  const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, ...(options.seeds ? { seeds: options.seeds } : {}) };
+  // The real demo's paths are absolute, so it runs from any working directory.
+  const overrides = data === null ? [] : [`env.data=${data}`, `policy.base=${SHIPPED_REAL_BASE}`];
+  const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, overrides, ...(options.seeds ? { seeds: options.seeds } : {}) };
   const plans = planExperiment(spec, expOptions);
   writeExperimentManifest(spec, expOptions, plans);
   const evalEpisodes = spec.eval.splits.length * (spec.eval.count > 0 ? spec.eval.count : 128);
@@ -234,7 +307,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     else bar.tick(units, status);
   };
   log(`[demo] ${spec.summary}`);
-  log(`[demo] Stage 0 (base agent) and Stage 1 (hindsight-skill SFT) -> ${cacheDir}`);
+  log(data === null ? `[demo] Stage 0 (base agent) and Stage 1 (hindsight-skill SFT) -> ${cacheDir}` : `[demo] real ALFWorld games from ${data}; Stage 0 is the shipped base ${SHIPPED_REAL_BASE}; Stage 1 (hindsight-skill SFT) -> ${cacheDir}`);
   const withSft = plans.find((p) => p.config?.policy.sft);
   const withoutSft = plans.find((p) => p.config && !p.config.policy.sft);
   const base = withoutSft?.config ?? withSft?.config;
@@ -245,20 +318,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     log(`[demo] ${plan.arm.name}, seed ${plan.seed}: train ${plan.config?.run.updates ?? 0} updates, then evaluate on ${spec.eval.splits.join(" and ")}`);
     await advance(work.runs[i]!, `${plan.arm.name} s${plan.seed} done`, () => executeRun(spec, plan, expOptions));
   }
-  const data = readExperiment(out);
-  writeExperimentResults(data);
-  const seedArm = data.arms.find((a) => a.preset === "seed"), grpoArm = data.arms.find((a) => a.preset === "grpo");
+  const results = readExperiment(out);
+  writeExperimentResults(results);
+  const seedArm = results.arms.find((a) => a.preset === "seed"), grpoArm = results.arms.find((a) => a.preset === "grpo");
   // WebShop is read on both of its columns (success is the headline, score the benchmark's other number).
   const columns = env === "webshop" ? ["Success", "Score"] : [undefined];
   const comparisons: Comparison[] = seedArm && grpoArm ? spec.eval.splits.flatMap((s) => columns.map((col) => compareArms(seedArm, grpoArm, s, 0, col))).filter((c): c is Comparison => c !== null).map((c) => ({ ...c, against: grpoArm.name })) : [];
   // SEED starts from the Stage-1 checkpoint: where the experiment has GRPO from that checkpoint, compare with it too.
-  const grpoSft = data.arms.find((a) => a.name === "GRPO (from SFT)");
-  if (seedArm && grpoSft) for (const s of spec.eval.splits) {
-    const c = compareArms(seedArm, grpoSft, s, 0);
-    if (c !== null) comparisons.push({ ...c, against: grpoSft.name });
+  // Against no training too (ALFWorld): the verdict says whether SEED moved at all from its base.
+  const grpoSft = results.arms.find((a) => a.name === "GRPO (from SFT)");
+  const untrained = env === "alfworld" ? results.arms.find((a) => a.name === BEFORE_TRAINING) : undefined;
+  for (const other of [grpoSft, untrained]) if (seedArm && other) for (const s of spec.eval.splits) {
+    const c = compareArms(seedArm, other, s, 0);
+    if (c !== null) comparisons.push({ ...c, against: other.name });
   }
-  const verdict = verdictLines(comparisons, data);
-  const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${env === "alfworld" ? "" : ` --env ${env}`}${options.quick ? " --quick" : ""}: SEED vs GRPO on generated ${DEMO_TITLES[env]}` });
+  const verdict = verdictLines(comparisons, results);
+  const where = data === null ? `generated ${DEMO_TITLES[env]}` : `the real ${DEMO_TITLES[env]} games`;
+  const report = writeReport(out, { verdict: verdict.join("\n"), title: `seed demo${env === "alfworld" ? "" : ` --env ${env}`}${options.quick ? " --quick" : ""}: SEED vs GRPO on ${where}` });
   bar.tick(work.report, "report written");
   bar.done();
   const seconds = (performance.now() - t0) / 1000;
@@ -266,11 +342,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const summary = {
     demo: options.quick ? "quick" : "full",
     experiment: spec.name,
+    games: data === null ? "generated" : "real",
     seconds,
     report,
     verdict,
     comparisons: comparisons.map((c) => ({ split: c.split, metric: c.metric, against: c.against ?? "GRPO", seed: c.seed, grpo: c.grpo, difference: c.difference, interval_over: c.intervalOver })),
-    ...experimentSummary(data),
+    ...experimentSummary(results),
     stages: {
       stage0: stages.stage0 && { successNoHint: stages.stage0["successNoHint"], successCorrectHint: stages.stage0["successCorrectHint"], logprobShiftCorrectVsMisleading: stages.stage0["logprobShiftCorrectVsMisleading"], seconds: stages.stage0["seconds"] },
       stage1: stages.stage1 && { acceptanceRate: stages.stage1["acceptanceRate"], policySkillValidRate: stages.stage1["policySkillValidRate"], seconds: stages.stage1["seconds"] },
