@@ -20,7 +20,7 @@ test("seed demo --quick: stages, SEED and GRPO, evaluation, report and verdict i
   const out = mkdtempSync(join(tmpdir(), "seed-demo-"));
   try {
     const t0 = performance.now();
-    const run = spawnSync(process.execPath, [SEED_BIN, "demo", "--quick", "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+    const run = spawnSync(process.execPath, [SEED_BIN, "demo", "--quick", "--generated", "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
     const seconds = (performance.now() - t0) / 1000;
     assert.equal(run.status, 0, `demo failed:\n${run.stderr.slice(-3000)}`);
     assert.ok(seconds < 180, `seed demo --quick took ${seconds.toFixed(0)} s (budget 180 s)`);
@@ -84,7 +84,7 @@ test("seed demo --quick: stages, SEED and GRPO, evaluation, report and verdict i
     }
 
     // Again on the same folder: everything is reused, nothing retrains.
-    const again = spawnSync(process.execPath, [SEED_BIN, "demo", "--quick", "--out", out, "--quiet"], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+    const again = spawnSync(process.execPath, [SEED_BIN, "demo", "--quick", "--generated", "--out", out, "--quiet"], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
     assert.equal(again.status, 0, again.stderr.slice(-2000));
     assert.doesNotMatch(again.stderr, /^train /m, "a finished run is not retrained");
     assert.deepEqual(again.stdout.trim().split("\n").slice(-3), verdict, "same results on resume");
@@ -97,6 +97,17 @@ test("seed demo: bad options are one-line usage errors", () => {
   const r = spawnSync(process.execPath, [SEED_BIN, "demo", "--seeds", "x"], { cwd: ROOT, encoding: "utf8" });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^seed demo: --seeds expects non-negative integers/);
+  const empty = mkdtempSync(join(tmpdir(), "seed-demo-nodata-"));
+  try {
+    const d = spawnSync(process.execPath, [SEED_BIN, "demo", "--quick", "--data", empty, "--out", join(empty, "out")], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(d.status, 2);
+    assert.match(d.stderr, new RegExp(`^seed demo: --data ${empty} does not hold the ALFWorld games`));
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+  const both = spawnSync(process.execPath, [SEED_BIN, "demo", "--data", ALFWORLD, "--generated"], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /^seed demo: --data and --generated exclude each other/);
   const e = spawnSync(process.execPath, [SEED_BIN, "experiment", "no-such"], { cwd: ROOT, encoding: "utf8" });
   assert.equal(e.status, 2);
   assert.match(e.stderr, /^seed experiment: unknown experiment 'no-such'; presets: /);
