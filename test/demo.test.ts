@@ -39,22 +39,25 @@ test("seed demo --quick: stages, SEED and GRPO, evaluation, report and verdict i
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as {
       demo: string; report: string; verdict: string[];
       methods: { name: string; preset: string; seeds: number[]; metrics: Record<string, { values: Record<string, Est> }>; seconds_per_update: Record<string, number>; wallclock_ratio_vs_grpo: number | null }[];
-      comparisons: { split: string; difference: { value: number; low: number; high: number }; interval_over: string }[];
+      comparisons: { split: string; against: string; difference: { value: number; low: number; high: number }; interval_over: string }[];
       stages: { stage0: { seconds: number } | null; stage1: { acceptanceRate: number } | null };
     };
     assert.equal(summary.demo, "quick");
-    assert.deepEqual(summary.methods.map((m) => [m.name, m.preset, m.seeds]), [["SEED", "seed", [1]], ["GRPO", "grpo", [1]]]);
+    // Vanilla is the base untrained: the before-training row, evaluated like the others, no updates.
+    assert.deepEqual(summary.methods.map((m) => [m.name, m.preset, m.seeds]), [["SEED", "seed", [1]], ["GRPO", "grpo", [1]], ["Vanilla", "vanilla", [1]]]);
+    assert.match(verdict[0]!, /, before training \d/);
+    assert.match(verdict[2]!, /; against no training \(Vanilla\): /);
     for (const m of summary.methods) {
       for (const split of ["valid_seen", "valid_unseen"]) {
         const all = m.metrics[split]!.values["All"]!;
         assert.ok(all.low <= all.mean && all.mean <= all.high && all.n === 16, `${m.name} ${split}: ${JSON.stringify(all)}`);
         for (const type of ["Pick", "Look", "Clean", "Heat", "Cool", "Pick2"]) assert.ok(type in m.metrics[split]!.values);
       }
-      assert.ok(m.seconds_per_update["total"]! > 0 && m.seconds_per_update["rollout"]! > 0);
+      if (m.preset !== "vanilla") assert.ok(m.seconds_per_update["total"]! > 0 && m.seconds_per_update["rollout"]! > 0);
     }
     assert.ok(summary.methods[0]!.seconds_per_update["analyze"]! > 0, "SEED's analyzer stage is timed");
     assert.ok(summary.methods[0]!.wallclock_ratio_vs_grpo! > 0);
-    assert.deepEqual(summary.comparisons.map((c) => c.split), ["valid_seen", "valid_unseen"]);
+    assert.deepEqual(summary.comparisons.map((c) => [c.split, c.against]), [["valid_seen", "GRPO"], ["valid_unseen", "GRPO"], ["valid_seen", "Vanilla"], ["valid_unseen", "Vanilla"]]);
     for (const c of summary.comparisons) assert.ok(c.difference.low <= c.difference.value && c.difference.value <= c.difference.high);
     assert.ok(summary.stages.stage0 !== null && summary.stages.stage1 !== null, "the report found the Stage-0/1 reports of the base");
     assert.deepEqual(summary.verdict, verdict);
