@@ -1,4 +1,4 @@
-// policy.base: a finished Stage-0 base (the shipped real-room base, or any copy of one) stands in
+// policy.base and policy.sftBase: a finished Stage-0 base (the shipped real-room base, or any copy of one) stands in
 // for Stage 0. Stage 0 is not rebuilt, Stage 1 runs from that base, and Stage 1's cache entry
 // follows the base's content, not its path.
 import { test } from "node:test";
@@ -36,9 +36,16 @@ test("policy.base skips Stage 0, runs Stage 1 from the given base, and keys Stag
     const key = (base: string) => baseDirs(tinyConfig("seed", [`--policy.base=${base}`]), cache).stage1;
     assert.equal(key(moved), key(given));
     const weights = readFileSync(join(moved, "model.safetensors"));
-    weights[weights.length - 1] ^= 1;
+    weights[weights.length - 1] = weights[weights.length - 1]! ^ 1;
     writeFileSync(join(moved, "model.safetensors"), weights);
     assert.notEqual(key(moved), key(given));
+
+    // policy.sftBase: a finished Stage-1 checkpoint stands in for Stage 1; runs without SFT keep the base.
+    const sftCache = join(dir, "sft-cache");
+    const withSft = [`--policy.base=${given}`, `--policy.sftBase=${start}`];
+    assert.equal(await ensureBase(tinyConfig("seed", withSft), { cacheDir: sftCache, quiet: true }), start);
+    assert.equal(await ensureBase(tinyConfig("grpo", withSft), { cacheDir: sftCache, quiet: true }), resolve(given));
+    assert.ok(!existsSync(sftCache), "nothing was built");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -50,6 +57,8 @@ test("policy.base that is not a checkpoint is one UsageError naming it; init and
     const missing = join(dir, "no-such-base");
     await assert.rejects(ensureBase(tinyConfig("grpo", [`--policy.base=${missing}`]), { cacheDir: join(dir, "cache"), quiet: true }), (e: unknown) => e instanceof UsageError && e.message.includes(`policy.base ${missing} is not a checkpoint directory`));
     assert.throws(() => resolveConfig({ preset: "seed", overrides: [`--policy.base=${dir}`, `--policy.init=${dir}`] }), (e: unknown) => e instanceof ConfigError && /policy\.base/.test(e.message));
+    assert.throws(() => resolveConfig({ preset: "seed", overrides: [`--policy.sftBase=${dir}`, `--policy.init=${dir}`] }), (e: unknown) => e instanceof ConfigError && /policy\.sftBase/.test(e.message));
+    await assert.rejects(ensureBase(tinyConfig("seed", [`--policy.sftBase=${missing}`]), { cacheDir: join(dir, "cache"), quiet: true }), (e: unknown) => e instanceof UsageError && e.message.includes(`policy.sftBase ${missing} is not a checkpoint directory`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -113,6 +113,9 @@ export function crossFieldIssues(c: SeedConfig, catalogue: MethodCatalogue = bui
   if (c.policy.init !== "" && c.policy.base !== "") {
     issues.push({ path: "policy.base", message: "set policy.init (a starting checkpoint used as it is) or policy.base (a Stage-0 base Stage 1 starts from), not both" });
   }
+  if (c.policy.init !== "" && c.policy.sftBase !== "") {
+    issues.push({ path: "policy.sftBase", message: "set policy.init (a starting checkpoint used as it is) or policy.sftBase (a finished Stage-1 checkpoint), not both" });
+  }
   if (c.stage1.analyzer === "llm" && (c.stage1.endpoint === "" || c.stage1.model === "")) {
     issues.push({ path: "stage1.endpoint", message: "the llm analyzer needs stage1.endpoint and stage1.model" });
   }

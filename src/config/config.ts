@@ -118,6 +118,12 @@ export type SeedConfig = {
      * @default ""
      */
     base: string;
+    /**
+     * A finished Stage-1 SFT checkpoint directory (e.g. `assets/bases/alfworld-real/sft/model`,
+     * built from `base` by `seed stage1`): runs with `sft` true start from it and Stage 1 is not
+     * run; runs without SFT are unaffected. "" builds Stage 1 when `sft` is true. @default ""
+     */
+    sftBase: string;
     /** Start from the Stage-1 SFT checkpoint (SEED) or the Stage-0 base (baselines, "w/o SFT"). @default true */
     sft: boolean;
   };
@@ -408,7 +414,7 @@ export const defaultConfig: SeedConfig = {
   method: { name: "seed" },
   run: { seed: 1, updates: 12, checkpointEvery: 1, keepCheckpoints: 2, samplesEvery: 1, samplesPerUpdate: 4, maxBadUpdates: 3 },
   env: { name: "alfworld", data: "", split: "train", generatedTasks: 256, receptacles: 4, maxSteps: 0, invalidPenalty: -1 },
-  policy: { init: "", base: "", sft: true },
+  policy: { init: "", base: "", sftBase: "", sft: true },
   rollout: { tasksPerUpdate: 16, groupSize: 8, history: "full", window: -1, temperature: 1, topP: 1, topK: 0, maxActionTokens: 48, maxContext: 0, actionMask: false, prompt: "compact" },
   optim: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   update: { miniBatches: 0, miniBatchSamples: 256, epochs: 1 },

@@ -262,7 +262,7 @@ export function demoWork(plans: readonly PlannedRun[], evalEpisodes: number): { 
   const c = plans.find((p) => p.config !== null)?.config;
   const rates = c && c.env.data !== "" ? REAL_RATES : GENERATED_RATES;
   const stage0 = c && c.policy.base === "" ? rates.stage0 * c.stage0.steps * c.stage0.batch : 0;
-  const stage1 = c && plans.some((p) => p.config?.policy.sft) ? rates.stage1 * c.stage1.tasks * c.stage1.rollouts : 0;
+  const stage1 = c && c.policy.sftBase === "" && plans.some((p) => p.config?.policy.sft) ? rates.stage1 * c.stage1.tasks * c.stage1.rollouts : 0;
   const runs = plans.map((p) => {
     const k = p.config;
     if (k === null) return 1;

@@ -4,7 +4,8 @@
  * `policy.sft` is true. Both are cached under `cacheDir` by a hash of every setting that shapes
  * them, so every preset of an experiment starts from the same base, built once. With
  * `policy.base` set, that finished Stage-0 base stands in for Stage 0 (e.g. the shipped real-room
- * base), and Stage 1's cache key hashes the base's files instead of the Stage-0 settings.
+ * base), and Stage 1's cache key hashes the base's files instead of the Stage-0 settings; with
+ * `policy.sftBase` set, that finished Stage-1 checkpoint stands in for Stage 1 (runs with SFT).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -68,10 +69,10 @@ export function stage1Key(config: SeedConfig): string {
   return hash({ v: 1, base: checkpointHash(resolveBase(config.policy.base)), corpus: stage0Key(config), ...fields });
 }
 
-/** The absolute directory of `policy.base`, checked to be a checkpoint (one clear error otherwise). */
-export function resolveBase(path: string): string {
+/** The absolute directory of `policy.base` (or another field's `key`), checked to be a checkpoint (one clear error otherwise). */
+export function resolveBase(path: string, key = "policy.base"): string {
   const dir = resolve(path);
-  if (!isPolicyDir(dir)) throw new UsageError(`policy.base ${dir} is not a checkpoint directory (no config.json or tinker.json)`);
+  if (!isPolicyDir(dir)) throw new UsageError(`${key} ${dir} is not a checkpoint directory (no config.json or tinker.json)`);
   return dir;
 }
 
@@ -87,6 +88,7 @@ export async function ensureBase(config: SeedConfig, options: BaseOptions = {}):
     if (!isPolicyDir(dir)) throw new UsageError(`policy.init ${dir} is not a checkpoint directory (no config.json or tinker.json)`);
     return dir;
   }
+  if (config.policy.sft && config.policy.sftBase !== "") return resolveBase(config.policy.sftBase, "policy.sftBase");
   const dirs = baseDirs(config, options.cacheDir ?? defaultCacheDir());
   const quiet = options.quiet ?? false;
   const given = config.policy.base === "" ? null : resolveBase(config.policy.base);
