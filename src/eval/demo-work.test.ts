@@ -15,3 +15,15 @@ test("the demo's progress weights reproduce its measured stage times on the idle
   for (const x of seed) assert.equal(Math.round(x), 52);
   for (const x of grpo) assert.equal(Math.round(x), 35);
 });
+
+test("the real demo's progress weights: no Stage 0 or Stage 1 work (both shipped), and the measured run times per seed", () => {
+  const spec = readExperimentSpec("demo-real");
+  const plans = planExperiment(spec, { out: "/tmp/never-written-demo-real" });
+  const w = demoWork(plans, spec.eval.splits.length * spec.eval.count);
+  assert.equal(w.stage0, 1);
+  assert.equal(w.stage1, 1);
+  const by = (name: string) => w.runs.filter((_, i) => plans[i]!.arm.name === name).map(Math.round);
+  assert.deepEqual(by("SEED"), [118, 118, 118]);
+  assert.deepEqual(by("GRPO"), [97, 97, 97]);
+  assert.deepEqual(by("Vanilla"), [15, 15, 15]);
+});

@@ -75,8 +75,19 @@ export function demoPreset(env: DemoEnv, quick: boolean, real = false): string {
   return `demo${env === "alfworld" ? (real ? "-real" : "") : `-${env}`}${quick ? "-quick" : ""}`;
 }
 
-/** The real-room Stage-0 base shipped with the package (`seed stage0 --config configs/bases/alfworld-real.json` rebuilds it). */
-export const SHIPPED_REAL_BASE = fileURLToPath(new URL("../../assets/bases/alfworld-real/model", import.meta.url));
+/** The package root: the shipped checkpoints' paths in the demo presets are relative to it. */
+const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The real-room Stage-0 base shipped with the package (`seed stage0 --config configs/bases/alfworld-real.json` rebuilds it; see its README). */
+export const SHIPPED_REAL_BASE = join(PACKAGE_ROOT, "assets", "bases", "alfworld-real", "model");
+
+/** The preset's shipped-checkpoint overrides (`policy.base`, `policy.sftBase`), made absolute against the package root. */
+function shippedCheckpoints(overrides: readonly string[]): string[] {
+  return overrides.filter((o) => /^(--)?policy\.(base|sftBase)=/.test(o)).map((o) => {
+    const [key, value] = o.replace(/^--/, "").split("=", 2) as [string, string];
+    return `${key}=${resolve(PACKAGE_ROOT, value)}`;
+  });
+}
 
 /** Where `seed demo` looks for the ALFWorld data when `--data` is not given (as the experiment presets do). */
 export const DEFAULT_ALFWORLD_DATA = "../shared/data/alfworld";
@@ -248,9 +259,11 @@ type DemoRates = {
 // steps of 4 sequences, Stage 1 4.5 min for 96 × 4 rollouts, per seed SEED ≈ 52 s and GRPO ≈ 35 s
 // for 5 updates of 4 × 8 episodes of 20 steps and 2 × 64 evaluation games).
 const GENERATED_RATES: DemoRates = { stage0: 312 / 9600, stage1: 270 / 384, teacherStep: 0.0125, plainStep: 0.0072, evalStep: 0.0047 };
-// Real games (demo-real, the idle 2-core AVX-512 machine of docs/RESULTS.md §8): rooms list 7-54
-// receptacles, so a step's prompt is several times longer than a generated room's.
-const REAL_RATES: DemoRates = { stage0: 1602 / 26000, stage1: 474 / 384, teacherStep: 0.0125, plainStep: 0.0072, evalStep: 0.006 };
+// Real games (the idle 2-core AVX-512 machine, docs/RESULTS.md §2): Stage 0 26.7 min for 6,500
+// steps of 4 sequences, Stage 1 218 s for 48 × 4 rollouts, and per seed SEED 118 s, GRPO 98 s and
+// Vanilla 14.5 s for 5 updates of 4 × 8 episodes of 30 steps and 2 × 64 evaluation games. Rooms
+// list 7-54 receptacles, so a step's prompt is several times longer than a generated room's.
+const REAL_RATES: DemoRates = { stage0: 1602 / 26000, stage1: 218 / 192, teacherStep: 0.0216, plainStep: 0.0171, evalStep: 0.0038 };
 
 /**
  * The demo's work in reference seconds: each item's size times a measured rate (generated or real
@@ -290,7 +303,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const spec = readExperimentSpec(demoPreset(env, options.quick ?? false, data !== null));
   const cacheDir = resolve(options.cacheDir ?? join(out, "cache"));
   // The real demo's paths are absolute, so it runs from any working directory.
-  const overrides = data === null ? [] : [`env.data=${data}`, `policy.base=${SHIPPED_REAL_BASE}`];
+  const overrides = data === null ? [] : [`env.data=${data}`, ...shippedCheckpoints(spec.overrides)];
   const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, overrides, ...(options.seeds ? { seeds: options.seeds } : {}) };
   const plans = planExperiment(spec, expOptions);
   writeExperimentManifest(spec, expOptions, plans);
@@ -307,7 +320,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     else bar.tick(units, status);
   };
   log(`[demo] ${spec.summary}`);
-  log(data === null ? `[demo] Stage 0 (base agent) and Stage 1 (hindsight-skill SFT) -> ${cacheDir}` : `[demo] real ALFWorld games from ${data}; Stage 0 is the shipped base ${SHIPPED_REAL_BASE}; Stage 1 (hindsight-skill SFT) -> ${cacheDir}`);
+  const first = plans.find((p) => p.config !== null)?.config;
+  const stage0Line = first?.policy.base ? `Stage 0 is the shipped base ${first.policy.base}` : `Stage 0 (base agent) -> ${cacheDir}`;
+  const stage1Line = first?.policy.sftBase ? `Stage 1 is the shipped SFT checkpoint ${first.policy.sftBase}` : `Stage 1 (hindsight-skill SFT) -> ${cacheDir}`;
+  log(`[demo] ${data === null ? "generated games" : `real ALFWorld games from ${data}`}; ${stage0Line}; ${stage1Line}`);
   const withSft = plans.find((p) => p.config?.policy.sft);
   const withoutSft = plans.find((p) => p.config && !p.config.policy.sft);
   const base = withoutSft?.config ?? withSft?.config;
