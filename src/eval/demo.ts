@@ -12,10 +12,11 @@
  * Sizes come from the experiment presets `configs/experiments/demo.json` (about 15 minutes on two
  * cores) and `demo-quick.json` (`--quick`, well under 3 minutes; it exercises every stage and
  * measures next to nothing). With the ALFWorld data (`data`), the demo runs on the real games
- * instead (`demo-real.json`, `demo-real-quick.json`): Stage 0 is the real-room base shipped in
- * `assets/bases/alfworld-real` (building it takes longer than the whole demo's budget), Stage 1
- * runs from it, and the untrained checkpoints are evaluated next to the trained arms. The verdict's interval: with three or more training seeds, a
- * Student-t interval over seeds of the paired SEED − GRPO difference; with fewer, a paired
+ * instead (`demo-real.json`, `demo-real-quick.json`): it starts from the real-room base and its
+ * Stage-1 checkpoint shipped in `assets/bases/alfworld-real` (building them takes longer than the
+ * whole demo's budget; the quick variant runs a smoke-size Stage 1 from the base instead). Every
+ * preset evaluates the untrained checkpoints next to the trained arms (the before-training rows).
+ * The verdict's interval: with three or more training seeds, a Student-t interval over seeds of the paired SEED − GRPO difference; with fewer, a paired
  * stratified bootstrap over the evaluation games (both methods play the same games), which
  * covers evaluation noise but not seed-to-seed variance. The verdict says which.
  */
@@ -78,14 +79,11 @@ export function demoPreset(env: DemoEnv, quick: boolean, real = false): string {
 /** The package root: the shipped checkpoints' paths in the demo presets are relative to it. */
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The real-room Stage-0 base shipped with the package (`seed stage0 --config configs/bases/alfworld-real.json` rebuilds it; see its README). */
-export const SHIPPED_REAL_BASE = join(PACKAGE_ROOT, "assets", "bases", "alfworld-real", "model");
-
-/** The preset's shipped-checkpoint overrides (`policy.base`, `policy.sftBase`), made absolute against the package root. */
-function shippedCheckpoints(overrides: readonly string[]): string[] {
-  return overrides.filter((o) => /^(--)?policy\.(base|sftBase)=/.test(o)).map((o) => {
-    const [key, value] = o.replace(/^--/, "").split("=", 2) as [string, string];
-    return `${key}=${resolve(PACKAGE_ROOT, value)}`;
+/** The preset's shipped checkpoints (`policy.base`, `policy.sftBase`), made absolute against the package root. */
+function shippedCheckpoints(overrides: readonly string[]): { key: string; dir: string }[] {
+  return overrides.map((o) => o.replace(/^--/, "")).filter((o) => /^policy\.(base|sftBase)=/.test(o)).map((o) => {
+    const eq = o.indexOf("=");
+    return { key: o.slice(0, eq), dir: resolve(PACKAGE_ROOT, o.slice(eq + 1)) };
   });
 }
 
@@ -299,11 +297,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const data = options.data === undefined ? null : resolve(options.data);
   if (data !== null && env !== "alfworld") throw new UsageError(`--data is for the ALFWorld demo (real games); --env ${env} runs on its generated world`);
   if (data !== null && !hasAlfworldData(data)) throw new UsageError(`--data ${data} does not hold the ALFWorld games (json_2.1.1/valid_seen and valid_unseen)`);
-  if (data !== null && !existsSync(join(SHIPPED_REAL_BASE, "config.json"))) throw new UsageError(`the shipped real-room base ${SHIPPED_REAL_BASE} is missing; rebuild it with seed stage0 --config configs/bases/alfworld-real.json --data ${data} --out <dir> and copy <dir>/model there`);
   const spec = readExperimentSpec(demoPreset(env, options.quick ?? false, data !== null));
+  const shipped = data === null ? [] : shippedCheckpoints(spec.overrides);
+  for (const { key, dir } of shipped) {
+    if (!existsSync(join(dir, "config.json"))) throw new UsageError(`${key}: the shipped checkpoint ${dir} is missing; assets/bases/alfworld-real/README.md has the commands that rebuild it`);
+  }
   const cacheDir = resolve(options.cacheDir ?? join(out, "cache"));
   // The real demo's paths are absolute, so it runs from any working directory.
-  const overrides = data === null ? [] : [`env.data=${data}`, ...shippedCheckpoints(spec.overrides)];
+  const overrides = data === null ? [] : [`env.data=${data}`, ...shipped.map(({ key, dir }) => `${key}=${dir}`)];
   const expOptions = { out, cacheDir, quiet: options.quiet ?? false, log, overrides, ...(options.seeds ? { seeds: options.seeds } : {}) };
   const plans = planExperiment(spec, expOptions);
   writeExperimentManifest(spec, expOptions, plans);

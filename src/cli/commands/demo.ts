@@ -17,9 +17,9 @@ SEED and GRPO side by side with the untrained checkpoints as the before-training
 evaluation on the ALFWorld seen and unseen splits, and an HTML report.
 
 With the ALFWorld data (--data, or ${DEFAULT_ALFWORLD_DATA} when it is there) it runs on the
-real games: Stage 0 is the real-room base shipped in assets/bases/alfworld-real, and each split is
-a fixed panel of 64 real games (configs/experiments/demo-real.json, at most 20 minutes on two idle
-cores). Without the data, or with --generated, it runs on generated games and builds its own
+real games: it starts from the real-room base and its Stage-1 checkpoint shipped in
+assets/bases/alfworld-real, and each split is a fixed panel of 64 real games
+(configs/experiments/demo-real.json, about 17 minutes on two idle cores). Without the data, or with --generated, it runs on generated games and builds its own
 Stage 0 (configs/experiments/demo.json, about 15 minutes). --quick runs the same stages at smoke
 sizes in well under 3 minutes (demo-real-quick.json, demo-quick.json). Running it again with the
 same --out resumes and reuses what is finished.
