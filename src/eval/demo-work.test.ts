@@ -27,3 +27,30 @@ test("the real demo's progress weights: no Stage 0 or Stage 1 work (both shipped
   assert.deepEqual(by("GRPO"), [97, 97, 97]);
   assert.deepEqual(by("Vanilla"), [15, 15, 15]);
 });
+
+test("the WebShop demo's progress weights reproduce its idle run (13 min 52 s): Stage 0 354 s, Stage 1 199 s, SEED 52 s, GRPO 41 s per seed", () => {
+  const spec = readExperimentSpec("demo-webshop");
+  const plans = planExperiment(spec, { out: "/tmp/never-written-demo-webshop" });
+  const w = demoWork(plans, spec.eval.splits.length * spec.eval.count);
+  assert.equal(Math.round(w.stage0), 354);
+  assert.equal(Math.round(w.stage1), 199);
+  const by = (preset: string) => w.runs.filter((_, i) => plans[i]!.arm.preset === preset).map(Math.round);
+  assert.deepEqual(by("seed"), [52, 52, 52]);
+  assert.deepEqual(by("grpo"), [41, 41, 41]);
+});
+
+test("the Search-QA demo's progress weights reproduce its idle run (7 min 48 s): Stage 0 285 s, Stage 1 55 s, SEED 16 s, GRPO 11 s, Vanilla 4.5 s per seed", () => {
+  const spec = readExperimentSpec("demo-search");
+  const plans = planExperiment(spec, { out: "/tmp/never-written-demo-search" });
+  const w = demoWork(plans, spec.eval.splits.length * spec.eval.count);
+  assert.equal(Math.round(w.stage0), 285);
+  assert.equal(Math.round(w.stage1), 55);
+  const near = (name: string, seconds: number) => {
+    const runs = w.runs.filter((_, i) => plans[i]!.arm.name === name);
+    assert.equal(runs.length, 3);
+    for (const x of runs) assert.ok(Math.abs(x - seconds) < 0.5, `${name}: ${x} vs ${seconds}`);
+  };
+  near("SEED", 16);
+  near("GRPO", 11);
+  near("Vanilla", 4.5);
+});
