@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { demoWork } from "./demo.ts";
+import { demoWork } from "./demo-work.ts";
 import { planExperiment } from "./experiment.ts";
 import { readExperimentSpec } from "./experiment-spec.ts";
 

@@ -191,9 +191,9 @@ export function stageReports(run: RunData): { stage0: Record<string, unknown> | 
   const stage1 = read(join(base, "stage1.json"));
   let stage0 = read(join(base, "stage0.json"));
   // A run from a given Stage-0 base (policy.base) finds that base's report next to its model folder.
-  const given = (run.config as SeedConfig | null)?.policy.base ?? "";
-  if (stage0 === null && given !== "") stage0 = read(join(dirname(resolve(given)), "stage0.json"));
-  if (stage0 === null && run.config !== null && given === "") stage0 = read(join(baseDirs(run.config as SeedConfig, dirname(base)).stage0, "stage0.json"));
+  const config = run.config as SeedConfig | null;
+  const stage0Dir = config === null ? null : config.policy.base !== "" ? dirname(resolve(config.policy.base)) : baseDirs(config, dirname(base)).stage0;
+  if (stage0 === null && stage0Dir !== null) stage0 = read(join(stage0Dir, "stage0.json"));
   return { stage0, stage1 };
 }
 
