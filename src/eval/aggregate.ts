@@ -5,9 +5,10 @@
  * evaluation is kept and marked as such. Also the paired difference of two methods over shared
  * seeds (the demo's verdict). Not here: the intervals over episodes (`breakdown.ts`).
  */
-import { Rng } from "../core/rng.ts";
+import { Rng, deriveSeed } from "../core/rng.ts";
 import { mean, meanInterval, quantile, std } from "../math/stats.ts";
 import type { Breakdown, Estimate } from "./breakdown.ts";
+import { columnRules, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
 
 /** One method's breakdowns over seeds, merged. */
 export type Aggregate = {
@@ -32,9 +33,11 @@ export function seedEstimate(values: readonly number[]): Estimate {
 
 /**
  * Merge the breakdowns of one method's seeds (same env and split). One seed: its own episode
- * intervals; several: the t-interval of the per-seed values.
+ * intervals; several: the t-interval of the per-seed values, widened to the seed-and-game
+ * bootstrap's interval when every seed's per-game outcomes are given (`games[i]` for
+ * `breakdowns[i]`), so agreeing evaluation draws on a few games never print a zero-width cell.
  */
-export function aggregate(breakdowns: readonly Breakdown[]): Aggregate {
+export function aggregate(breakdowns: readonly Breakdown[], games?: readonly (GameOutcomes | undefined)[]): Aggregate {
   const first = breakdowns[0];
   if (first === undefined) throw new RangeError("aggregate needs at least one breakdown");
   for (const b of breakdowns) {
@@ -48,6 +51,16 @@ export function aggregate(breakdowns: readonly Breakdown[]): Aggregate {
     // Every breakdown metric is a rate or a score in [0, 1]; a t-interval over 3 seeds can
     // reach past the ends, and the part outside the range carries no information.
     metrics[k] = breakdowns.length === 1 ? first.metrics[k]! : clampEstimate(seedEstimate(perSeed[k]!), 0, 1);
+  }
+  const samples = games?.length === breakdowns.length && games.every((g) => g !== undefined) ? (games as readonly GameOutcomes[]) : null;
+  if (samples !== null && breakdowns.length > 1) {
+    const rules = columnRules(first.env, first.columns, first.headline);
+    for (const k of names) {
+      const rule = rules[k];
+      if (rule === undefined) continue;
+      const boot = seedGameBootstrap(samples, rule, deriveSeed(0, "aggregate", first.env, first.split, k));
+      metrics[k] = clampEstimate(unionEstimate(metrics[k]!, boot), 0, 1);
+    }
   }
   const columns = [...new Set(breakdowns.flatMap((b) => b.columns))];
   return { env: first.env, split: first.split, columns, headline: first.headline, seeds: breakdowns.length, metrics, perSeed };

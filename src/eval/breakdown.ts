@@ -29,7 +29,8 @@ export type Estimate = {
   readonly high: number;
   /** Observations behind the estimate: episodes, or seeds for multi-seed aggregates. */
   readonly n: number;
-  readonly interval: "wilson" | "jeffreys" | "bootstrap" | "t" | "none";
+  /** `t+bootstrap`: the union of the t-interval over seeds and the seed-and-game bootstrap (`seed-game-bootstrap.ts`). */
+  readonly interval: "wilson" | "jeffreys" | "bootstrap" | "t" | "t+bootstrap" | "none";
 };
 
 /** Metrics of one evaluation, in table-column order. */

@@ -13,7 +13,10 @@ import { aggregate, clampEstimate, pairedDifference, seedEstimate, type Aggregat
 import type { Breakdown, Estimate } from "./breakdown.ts";
 import { armSlug } from "./experiment-spec.ts";
 import type { GateValueReport } from "./gate-value.ts";
-import { readRunDir, type EvalRecord, type RunData } from "./run-data.ts";
+import { gameOutcomes, readRunDir, type EvalRecord, type RunData } from "./run-data.ts";
+import { powerStatement, type PowerStatement } from "./power.ts";
+import { columnRules, pairedSeedGameBootstrap, unionEstimate } from "./seed-game-bootstrap.ts";
+import { deriveSeed } from "../core/rng.ts";
 import { isRunDir, type MetricsLine } from "../run/run-dir.ts";
 import { ablationTable, benchmarkTitle, fixed, formatEstimate, formatPlain, markdownTable, resultsTable } from "./tables.ts";
 
@@ -104,7 +107,7 @@ export function readExperiment(dir: string): ExperimentData {
     const evals: Record<string, Aggregate> = {};
     for (const s of splits) {
       const recs = runs.map((r) => r.evals[s]).filter((e): e is EvalRecord => e !== undefined);
-      if (recs.length > 0) evals[s] = aggregate(recs.map(breakdownOf));
+      if (recs.length > 0) evals[s] = aggregate(recs.map(breakdownOf), recs.map(gameOutcomes));
     }
     const ties = runs.filter((r) => r.metrics.length > 0).map((r) => mean(r.metrics.map((l) => Number(l["tie_rate"] ?? Number.NaN))));
     return {
@@ -131,15 +134,31 @@ export function referenceArm(data: ExperimentData): ArmResults | undefined {
   return data.arms.find((a) => a.preset === "grpo" && a.runs.length > 0);
 }
 
-/** Paired headline difference of two arms on a split, over the seeds both have. */
-export function armDifference(a: ArmResults, b: ArmResults, split: string): (Estimate & { sd: number; seeds: number[] }) | null {
+/** A paired difference of two arms on one split: the estimate, its per-seed spread and what the design resolves. */
+export type ArmDifference = Estimate & { readonly sd: number; readonly seeds: readonly number[]; readonly power: PowerStatement };
+
+/**
+ * Paired headline difference of two arms on a split, over the seeds both have: the t-interval
+ * of the per-seed differences, widened to the paired seed-and-game bootstrap when both arms'
+ * records hold per-game outcomes on the same games, with the design's power statement.
+ */
+export function armDifference(a: ArmResults, b: ArmResults, split: string): ArmDifference | null {
   const ea = a.evals[split], eb = b.evals[split];
   if (ea === undefined || eb === undefined) return null;
   const col = ea.headline;
   const shared = a.seeds.filter((s) => b.seeds.includes(s));
-  const va = shared.map((s) => a.runs.find((r) => r.config?.run.seed === s)?.evals[split]?.metrics[col]?.value ?? Number.NaN);
-  const vb = shared.map((s) => b.runs.find((r) => r.config?.run.seed === s)?.evals[split]?.metrics[col]?.value ?? Number.NaN);
-  return { ...pairedDifference(va, vb), seeds: shared };
+  const rec = (arm: ArmResults, s: number) => arm.runs.find((r) => r.config?.run.seed === s)?.evals[split];
+  const va = shared.map((s) => rec(a, s)?.metrics[col]?.value ?? Number.NaN);
+  const vb = shared.map((s) => rec(b, s)?.metrics[col]?.value ?? Number.NaN);
+  const t = pairedDifference(va, vb);
+  const ga = shared.map((s) => { const r = rec(a, s); return r ? gameOutcomes(r) : undefined; });
+  const gb = shared.map((s) => { const r = rec(b, s); return r ? gameOutcomes(r) : undefined; });
+  const paired = shared.length > 1 && ga.every((g, i) => g !== undefined && gb[i] !== undefined && g.taskIds !== undefined && JSON.stringify(g.taskIds) === JSON.stringify(gb[i]!.taskIds));
+  const rule = columnRules(ea.env, ea.columns, col)[col];
+  const boot = paired && rule !== undefined ? pairedSeedGameBootstrap(ga.map((g) => g!), gb.map((g) => g!), rule, deriveSeed(0, "arm-difference", a.name, b.name, split)) : null;
+  const merged = boot === null ? t : unionEstimate(t, boot);
+  const floor = boot === null ? 0 : (boot.high - boot.low) / 2;
+  return { ...merged, sd: t.sd, seeds: shared, power: powerStatement(shared.length, t.sd, floor) };
 }
 
 /** The machine-readable results (`results.json`, and the demo's `summary.json` core). */
@@ -160,6 +179,10 @@ export function experimentSummary(data: ExperimentData): Record<string, unknown>
       tie_rate: a.tieRate,
       gate_value: a.gateValue.map((g) => ({ gateVsReturn: g.gateVsReturn, gateVsAdvantage: g.gateVsAdvantage, meanGate: g.meanGate, actions: g.actions, trajectories: g.trajectories })),
     })),
+    differences: armDifferences(data).map(({ split, against, difference: d }) => ({
+      split, against, mean: d.value, low: d.low, high: d.high, interval: d.interval, seeds: d.seeds,
+      sd_over_seeds: d.sd, resolvable: d.power.resolvable, detectable_80: d.power.detectable80,
+    })),
   };
 }
 
@@ -175,6 +198,7 @@ export function experimentMarkdown(data: ExperimentData): string {
       ? ablationTable(data.arms.map((a) => ({ variant: a.name, result: a.evals[split] })))
       : resultsTable(data.arms.map((a) => ({ method: a.name, results: { [k]: a.evals[split] } })), [k]), "");
   }
+  parts.push(...differencesMarkdown(data));
   const ref = referenceArm(data);
   const stages = [...new Set(data.arms.flatMap((a) => Object.keys(a.secondsPerUpdate)))].filter((s) => s !== "total");
   if (stages.length > 0) {
@@ -202,6 +226,38 @@ export function experimentMarkdown(data: ExperimentData): string {
   const skipped = data.arms.filter((a) => a.skipped.length > 0);
   if (skipped.length > 0) parts.push("## Not run", "", ...skipped.map((a) => `- ${a.name}: ${a.skipped.join("; ")}`), "");
   return parts.join("\n");
+}
+
+/** The arm every other is compared with: the first SEED arm that has runs. */
+function focusArm(data: ExperimentData): ArmResults | undefined {
+  return data.arms.find((a) => a.preset === "seed" && a.runs.length > 0);
+}
+
+/** SEED − every other arm on each split, with the intervals' source and what the design resolves. */
+export function armDifferences(data: ExperimentData): { split: string; against: string; difference: ArmDifference }[] {
+  const focus = focusArm(data);
+  if (focus === undefined) return [];
+  return data.splits.flatMap((split) => data.arms.filter((a) => a !== focus && a.runs.length > 0).flatMap((b) => {
+    const d = armDifference(focus, b, split);
+    return d === null || d.seeds.length < 2 ? [] : [{ split, against: b.name, difference: d }];
+  }));
+}
+
+function differencesMarkdown(data: ExperimentData): string[] {
+  const rows = armDifferences(data);
+  const focus = focusArm(data);
+  if (rows.length === 0 || focus === undefined) return [];
+  const pts = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? "+" : "−"}${Math.abs(100 * x).toFixed(1)}` : "–");
+  const call = (d: Estimate) => (!Number.isFinite(d.low) ? "no interval" : d.low > 0 ? `${focus.name} better` : d.high < 0 ? `${focus.name} worse` : "not resolved");
+  const body = rows.map(({ split, against, difference: d }) => {
+    const present = data.arms.map((a) => a.evals[split]).find((x) => x !== undefined);
+    return [present ? benchmarkTitle(key(present)) : split, against, `${pts(d.value)} [${pts(d.low)}, ${pts(d.high)}]`, String(d.seeds.length), call(d), `±${(100 * d.power.resolvable).toFixed(1)}`, (100 * d.power.detectable80).toFixed(1)];
+  });
+  return [
+    `## ${focus.name} − each arm (headline column, points)`, "",
+    markdownTable(["Split", "vs", `${focus.name} − arm [95%]`, "seeds", "call", "resolves beyond", "80%-power effect"], body), "",
+    `Paired over shared training seeds, each seed with its own evaluation draw on the same games. Interval: the union of the Student-t interval of the per-seed differences and a paired bootstrap over seeds and the games within each task type. "Resolves beyond": the half-width of that interval, the smallest observed difference this design calls; "80%-power effect": the true difference it would detect 80% of the time at the 5% level (two-sided paired t; with the bootstrap's width as a floor).`, "",
+  ];
 }
 
 /** Write `results.json` and `results.md` into the experiment folder. */

@@ -12,6 +12,7 @@ import { readJsonFile, writeJsonAtomic } from "../core/fs.ts";
 import { checkpointPolicyDir, checkpointUpdates, isRunDir, readMetrics, readRunConfig, readSamples, type MetricsLine, type SampleTrajectory } from "../run/run-dir.ts";
 import type { SeedConfig } from "../config/config.ts";
 import type { Estimate } from "./breakdown.ts";
+import type { GameOutcomes } from "./seed-game-bootstrap.ts";
 
 /** An evaluation record (`eval/<split>.json`). */
 export type EvalRecord = {
@@ -31,6 +32,17 @@ export type EvalRecord = {
   readonly seconds: number;
   readonly [key: string]: unknown;
 };
+
+/**
+ * The per-game outcomes of an evaluation record with their task-type columns, or undefined for
+ * records written before outcomes were logged. `task_ids` travel along so paired comparisons
+ * can check both methods played the same games.
+ */
+export function gameOutcomes(r: EvalRecord): (GameOutcomes & { readonly taskIds: readonly string[] | undefined }) | undefined {
+  const outcomes = r["outcomes"], groups = r["task_groups"], ids = r["task_ids"];
+  if (!Array.isArray(outcomes) || !Array.isArray(groups) || outcomes.length !== groups.length) return undefined;
+  return { outcomes: outcomes as number[], groups: groups as string[], taskIds: Array.isArray(ids) ? (ids as string[]) : undefined };
+}
 
 /** Everything a report reads from one run directory. */
 export type RunData = {
