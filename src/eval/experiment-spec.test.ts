@@ -6,7 +6,7 @@ import { armSlug, listExperimentNames, parseExperimentSpec, readExperimentSpec }
 
 test("every shipped experiment preset parses, and every arm resolves to a valid config or a stated reason", () => {
   const names = listExperimentNames();
-  for (const required of ["demo", "demo-quick", "headline", "ablations", "beta-sweep", "lambda-lr-sweep", "analyzer-ablation", "gate-value", "compute", "tie-rate", "staleness"]) {
+  for (const required of ["demo", "demo-quick", "headline", "headline-real", "ablations", "beta-sweep", "lambda-lr-sweep", "analyzer-ablation", "gate-value", "compute", "tie-rate", "staleness"]) {
     assert.ok(names.includes(required), `configs/experiments/${required}.json is missing`);
   }
   for (const name of names) {
@@ -25,6 +25,25 @@ test("every shipped experiment preset parses, and every arm resolves to a valid 
     }
     if (!name.startsWith("demo")) assert.ok(spec.seeds.length >= 3, `${name}: a claim needs at least 3 seeds`);
   }
+});
+
+test("headline-real: the six arms from the shipped real-room checkpoints, 50 updates, every real game", () => {
+  const spec = readExperimentSpec("headline-real");
+  const plans = planExperiment(spec, { out: "/tmp/x", seeds: [1] });
+  assert.deepEqual(plans.map((p) => p.arm.name), ["SEED", "GRPO", "GRPO (from SFT)", "SDAR", "Vanilla", "Vanilla (SFT)"]);
+  for (const p of plans) {
+    const c = p.config!;
+    assert.equal(c.env.data, "../shared/data/alfworld");
+    assert.equal(c.env.maxSteps, 30);
+    assert.equal(c.optim.lr, 1e-4);
+    assert.equal(c.run.updates, p.arm.name.startsWith("Vanilla") ? 0 : 50);
+    // SEED and the two SFT arms start from the shipped Stage-1 checkpoint, the rest from the base.
+    assert.equal(c.policy.sft, ["SEED", "GRPO (from SFT)", "Vanilla (SFT)"].includes(p.arm.name), p.arm.name);
+    assert.equal(c.policy.base, "assets/bases/alfworld-real/model");
+  }
+  // Every game of both splits (count 0), each run sampled with its own evaluation seed.
+  assert.equal(spec.eval.count, 0);
+  assert.deepEqual(spec.eval.splits, ["valid_seen", "valid_unseen"]);
 });
 
 test("the sweeps vary what they say they vary", () => {
