@@ -23,7 +23,8 @@ export type ProgressOptions = {
   showCount?: boolean;
 };
 
-function formatSeconds(s: number): string {
+/** `m:ss` or `h:mm:ss` (`--:--` for an unknown or negative time), as the bars print it. */
+export function formatSeconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) return "--:--";
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = Math.floor(s % 60);
   const mm = String(m).padStart(2, "0"), ss = String(sec).padStart(2, "0");

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError } from "../core/errors.ts";
-import { layerOverrides, planExperiment } from "./experiment.ts";
+import { experimentWork, layerOverrides, planExperiment } from "./experiment.ts";
 import { armSlug, listExperimentNames, parseExperimentSpec, readExperimentSpec } from "./experiment-spec.ts";
 
 test("every shipped experiment preset parses, and every arm resolves to a valid config or a stated reason", () => {
@@ -44,6 +44,26 @@ test("headline-real: the six arms from the shipped real-room checkpoints, 50 upd
   // Every game of both splits (count 0), each run sampled with its own evaluation seed.
   assert.equal(spec.eval.count, 0);
   assert.deepEqual(spec.eval.splits, ["valid_seen", "valid_unseen"]);
+});
+
+test("experiment work: runs weighted by what they do, the bases carried by the first runs that build them", () => {
+  const real = readExperimentSpec("headline-real");
+  const plans = planExperiment(real, { out: "/tmp/x", seeds: [1, 2] });
+  const units = experimentWork(real, { out: "/tmp/x" }, plans);
+  const of = (arm: string, seed: number) => units[plans.findIndex((p) => p.arm.name === arm && p.seed === seed)]!;
+  // Shipped bases: nothing to build, so seed 2 weighs what seed 1 does, arm by arm.
+  for (const arm of ["SEED", "GRPO", "Vanilla"]) assert.ok(Math.abs(of(arm, 1) - of(arm, 2)) <= 2, arm);
+  assert.ok(of("SEED", 1) > of("GRPO", 1) && of("GRPO", 1) > 20 * of("Vanilla", 1));
+  // 50 updates of 4 x 8 episodes of 30 steps against one evaluation of 2 x 137 games.
+  assert.equal(Math.round(of("Vanilla", 1)), Math.round(274 * 30 * 0.0038));
+  // Generated games with Stage 0 and Stage 1 built by the experiment: the first run carries Stage 0, the first SFT run Stage 1.
+  const gen = readExperimentSpec("headline");
+  const gp = planExperiment(gen, { out: "/tmp/x", seeds: [1, 2] });
+  const gu = experimentWork(gen, { out: "/tmp/x" }, gp);
+  const seed1 = gp.findIndex((p) => p.arm.name === "SEED" && p.seed === 1), seed2 = gp.findIndex((p) => p.arm.name === "SEED" && p.seed === 2);
+  assert.equal(gp[seed1]!.config!.policy.sft, true);
+  // Stage 0: 2,400 steps of 4 sequences (312 s measured), Stage 1: 96 x 4 rollouts (270 s).
+  assert.ok(Math.abs(gu[seed1]! - gu[seed2]! - (312 + 270)) < 1, "SEED seed 1 carries both bases");
 });
 
 test("the sweeps vary what they say they vary", () => {

@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, SeedError } from "../core/errors.ts";
-import { Progress } from "../core/progress.ts";
+import { Progress, formatSeconds } from "../core/progress.ts";
 import { loadTrainablePolicy } from "../policy/load.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { SeedConfig } from "../config/config.ts";
@@ -27,6 +27,7 @@ import { resolveConfig } from "../config/presets.ts";
 import { train } from "../train/trainer.ts";
 import { benchmarkJson, evalSuite, evaluateBenchmark, type Decoding } from "./benchmark.ts";
 import { armSlug, type ArmSpec, type ExperimentSpec } from "./experiment-spec.ts";
+import { demoWork } from "./demo-work.ts";
 import { gateValueAnalysis, type GateValueOptions } from "./gate-value.ts";
 import { actionGateAnalysis, type GateSkill } from "./gate-action.ts";
 import { readEvals, writeEvalRecord } from "./run-data.ts";
@@ -237,7 +238,37 @@ export function writeExperimentManifest(spec: ExperimentSpec, options: Experimen
 export async function runExperiment(spec: ExperimentSpec, options: ExperimentOptions): Promise<RunOutcome[]> {
   const plans = planExperiment(spec, options);
   writeExperimentManifest(spec, options, plans);
+  const log = options.log ?? ((l: string) => process.stderr.write(l + "\n"));
+  const units = experimentWork(spec, options, plans);
+  // A silent bar does the rate and ETA arithmetic; its line is logged after each run, because
+  // the runs draw their own bars and an in-place redraw would fight them on a terminal.
+  const bar = new Progress(`experiment ${spec.name}`, units.reduce((a, b) => a + b, 0), { silent: true, priorSecondsPerUnit: 1, showCount: false });
   const outcomes: RunOutcome[] = [];
-  for (const plan of plans) outcomes.push(await executeRun(spec, plan, options));
+  for (const [i, plan] of plans.entries()) {
+    const outcome = await executeRun(spec, plan, options);
+    outcomes.push(outcome);
+    // A run that finished at once was already done (or skipped): it fills the bar, not the rate.
+    if (outcome.seconds < 1) bar.skip(units[i]!);
+    else bar.tick(units[i]!);
+    if (!(options.quiet ?? false)) log(`[experiment ${spec.name}] ${i + 1}/${plans.length} runs, ${formatSeconds(bar.elapsed())} elapsed, about ${formatSeconds(bar.eta())} left`);
+  }
   return outcomes;
+}
+
+/**
+ * Each planned run's share of the experiment's work (reference seconds, the demo's measured
+ * rates per benchmark): a run that trains weighs its updates, an untrained one its evaluation;
+ * the first runs also carry the Stage-0 and Stage-1 bases they build. Only proportions matter.
+ */
+export function experimentWork(spec: ExperimentSpec, options: ExperimentOptions, plans: readonly PlannedRun[]): number[] {
+  const count = options.evalCount ?? spec.eval.count;
+  // Whole splits: ALFWorld's valid splits hold 140 and 134 games; 137 a split is near enough.
+  const evalEpisodes = spec.eval.splits.reduce((a, s) => a + (s.startsWith("real:") || count === 0 ? 137 : count), 0);
+  const work = demoWork(plans, evalEpisodes);
+  const units = [...work.runs];
+  const first = plans.findIndex((p) => p.config !== null);
+  const firstSft = plans.findIndex((p) => p.config?.policy.sft === true);
+  if (first >= 0) units[first]! += work.stage0;
+  if (firstSft >= 0) units[firstSft]! += work.stage1;
+  return units;
 }
