@@ -27,10 +27,10 @@ import { UsageError } from "../core/errors.ts";
 import { Progress } from "../core/progress.ts";
 import { deriveSeed } from "../core/rng.ts";
 import { ensureBase } from "../train/pretrain/base.ts";
-import { pairedBootstrapDifference, pairedDifference } from "./aggregate.ts";
+import { pairedBootstrapDifference } from "./aggregate.ts";
 import type { Estimate } from "./breakdown.ts";
 import { executeRun, planExperiment, writeExperimentManifest } from "./experiment.ts";
-import { experimentSummary, readExperiment, writeExperimentResults, type ArmResults, type ExperimentData } from "./experiment-results.ts";
+import { armDifference, experimentSummary, readExperiment, writeExperimentResults, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import { readExperimentSpec } from "./experiment-spec.ts";
 import { demoWork } from "./demo-work.ts";
 import { stageReports, writeReport } from "./report.ts";
@@ -134,11 +134,12 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
   const recA = (s: number) => a.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   const recB = (s: number) => b.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   if (shared.length >= 3) {
-    const d = pairedDifference(shared.map((s) => recA(s)?.metrics[metric]?.value ?? Number.NaN), shared.map((s) => recB(s)?.metrics[metric]?.value ?? Number.NaN));
+    const d = armDifference(a, b, split, metric)!;
     // Each run samples its evaluation with its own seed (experiment.ts), so the spread over seeds carries evaluation noise too.
     const evalSeeds = new Set(shared.map((s) => (recA(s)?.["settings"] as { seed?: number } | undefined)?.seed));
     const noise = evalSeeds.size === shared.length ? ", each seed with its own evaluation draw" : ", one evaluation seed for all";
-    return { split, metric, seed: ea.metrics[metric], grpo: eb.metrics[metric], difference: d, intervalOver: `Student-t over ${shared.length} training seeds (paired${noise})` };
+    const widened = d.interval === "t+bootstrap" ? ", widened to a paired bootstrap over seeds and games" : "";
+    return { split, metric, seed: ea.metrics[metric], grpo: eb.metrics[metric], difference: d, intervalOver: `Student-t over ${shared.length} training seeds (paired${noise})${widened}` };
   }
   // Pool the shared seeds' games: each (seed, game) pair is one paired observation.
   const xa: number[] = [], xb: number[] = [], groups: string[] = [];

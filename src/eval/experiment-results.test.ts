@@ -4,6 +4,7 @@ import { aggregate } from "./aggregate.ts";
 import type { Breakdown } from "./breakdown.ts";
 import { armDifferences, experimentMarkdown, experimentSummary, type ArmResults, type ExperimentData } from "./experiment-results.ts";
 import type { EvalRecord, RunData } from "./run-data.ts";
+import { compareArms } from "./demo.ts";
 
 const TYPES = ["Pick", "Look"];
 
@@ -65,4 +66,14 @@ test("records without per-game outcomes keep the t-interval over seeds; one seed
   assert.equal(rows[0]!.difference.interval, "t");
   assert.equal(armDifferences(experiment([arm("SEED", "seed", [{ Pick: 1, Look: 1 }]), arm("GRPO", "grpo", [{ Pick: 1, Look: 1 }])])).length, 0);
   assert.equal(armDifferences(experiment([grpo])).length, 0, "no SEED arm, no differences");
+});
+
+test("the demo's verdict over 3 seeds uses the same widened interval", () => {
+  const seed = arm("SEED", "seed", [{ Pick: 12, Look: 12 }, { Pick: 12, Look: 12 }, { Pick: 12, Look: 12 }]);
+  const grpo = arm("GRPO", "grpo", [{ Pick: 6, Look: 6 }, { Pick: 6, Look: 6 }, { Pick: 6, Look: 6 }]);
+  const c = compareArms(seed, grpo, "valid_seen")!;
+  const d = armDifferences(experiment([seed, grpo]))[0]!.difference;
+  assert.deepEqual([c.difference.value, c.difference.low, c.difference.high], [d.value, d.low, d.high]);
+  assert.ok(c.difference.high > c.difference.low, "three agreeing seeds no longer give a zero-width interval");
+  assert.match(c.intervalOver, /Student-t over 3 training seeds .*widened to a paired bootstrap over seeds and games/);
 });

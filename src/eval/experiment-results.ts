@@ -138,14 +138,15 @@ export function referenceArm(data: ExperimentData): ArmResults | undefined {
 export type ArmDifference = Estimate & { readonly sd: number; readonly seeds: readonly number[]; readonly power: PowerStatement };
 
 /**
- * Paired headline difference of two arms on a split, over the seeds both have: the t-interval
+ * Paired difference of two arms on a split (the headline column unless `column` names another),
+ * over the seeds both have: the t-interval
  * of the per-seed differences, widened to the paired seed-and-game bootstrap when both arms'
  * records hold per-game outcomes on the same games, with the design's power statement.
  */
-export function armDifference(a: ArmResults, b: ArmResults, split: string): ArmDifference | null {
+export function armDifference(a: ArmResults, b: ArmResults, split: string, column?: string): ArmDifference | null {
   const ea = a.evals[split], eb = b.evals[split];
   if (ea === undefined || eb === undefined) return null;
-  const col = ea.headline;
+  const col = column ?? ea.headline;
   const shared = a.seeds.filter((s) => b.seeds.includes(s));
   const rec = (arm: ArmResults, s: number) => arm.runs.find((r) => r.config?.run.seed === s)?.evals[split];
   const va = shared.map((s) => rec(a, s)?.metrics[col]?.value ?? Number.NaN);
