@@ -8,7 +8,7 @@
 import { Rng, deriveSeed } from "../core/rng.ts";
 import { mean, meanInterval, quantile, std } from "../math/stats.ts";
 import type { Breakdown, Estimate } from "./breakdown.ts";
-import { columnRules, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
+import { columnRules, pooledRate, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
 
 /** One method's breakdowns over seeds, merged. */
 export type Aggregate = {
@@ -34,8 +34,9 @@ export function seedEstimate(values: readonly number[]): Estimate {
 /**
  * Merge the breakdowns of one method's seeds (same env and split). One seed: its own episode
  * intervals; several: the t-interval of the per-seed values, widened to the seed-and-game
- * bootstrap's interval when every seed's per-game outcomes are given (`games[i]` for
- * `breakdowns[i]`), so agreeing evaluation draws on a few games never print a zero-width cell.
+ * bootstrap's interval and, for a rate column, the Wilson interval of the pooled games, when every
+ * seed's per-game outcomes are given (`games[i]` for `breakdowns[i]`): agreeing evaluation draws on
+ * a few games, or no game won at all, never print a zero-width cell.
  */
 export function aggregate(breakdowns: readonly Breakdown[], games?: readonly (GameOutcomes | undefined)[]): Aggregate {
   const first = breakdowns[0];
@@ -59,7 +60,9 @@ export function aggregate(breakdowns: readonly Breakdown[], games?: readonly (Ga
       const rule = rules[k];
       if (rule === undefined) continue;
       const boot = seedGameBootstrap(samples, rule, deriveSeed(0, "aggregate", first.env, first.split, k));
-      metrics[k] = clampEstimate(unionEstimate(metrics[k]!, boot), 0, 1);
+      const pooled = pooledRate(samples, rule);
+      const merged = unionEstimate(metrics[k]!, boot);
+      metrics[k] = clampEstimate(pooled === null ? merged : unionEstimate(merged, pooled), 0, 1);
     }
   }
   const columns = [...new Set(breakdowns.flatMap((b) => b.columns))];

@@ -29,7 +29,7 @@ export type Estimate = {
   readonly high: number;
   /** Observations behind the estimate: episodes, or seeds for multi-seed aggregates. */
   readonly n: number;
-  /** `t+bootstrap`: the union of the t-interval over seeds and the seed-and-game bootstrap (`seed-game-bootstrap.ts`). */
+  /** `t+bootstrap`: the union of the t-interval over seeds, the seed-and-game bootstrap and, for a rate, the pooled games' Wilson interval (`seed-game-bootstrap.ts`). */
   readonly interval: "wilson" | "jeffreys" | "bootstrap" | "t" | "t+bootstrap" | "none";
 };
 

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { aggregate } from "./aggregate.ts";
 import type { Breakdown } from "./breakdown.ts";
-import { columnRules, pairedSeedGameBootstrap, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
+import { columnRules, pairedSeedGameBootstrap, pooledRate, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
 import { powerStatement } from "./power.ts";
 
 // Two task types, 10 games each: Pick wins 3 of 10 and Look 6 of 10 in every seed (three
@@ -51,12 +51,28 @@ test("aggregate with per-game outcomes: the t-interval of agreeing seeds (zero w
   assert.equal(pick.interval, "t+bootstrap");
   assert.ok(pick.high - pick.low > 0.2, `merged Pick interval [${pick.low}, ${pick.high}]`);
   assert.ok(Math.abs(pick.value - 0.3) < 1e-12);
+  // No game of a type won in any seed: the bootstrap stays at [0, 0], the pooled Wilson interval
+  // of 0 wins in 30 games reaches 11.4%.
+  const lost = [games(0, 6), games(0, 6), games(0, 6)];
+  const zero = aggregate(lost.map(breakdownOf), lost).metrics["Pick"]!;
+  assert.equal(zero.value, 0);
+  assert.ok(zero.low === 0 && Math.abs(zero.high - 0.1135) < 1e-3, `[${zero.low}, ${zero.high}]`);
   // Missing outcomes for one seed: the plain t-interval is kept.
   assert.equal(aggregate(seeds.map(breakdownOf), [seeds[0], undefined, seeds[2]]).metrics["Pick"]!.interval, "t");
   // Seeds that disagree widely keep the wider t-interval: the union never narrows it.
   const spread = [games(0, 0), games(5, 5), games(10, 10)];
   const t = aggregate(spread.map(breakdownOf)).metrics["All"]!, u = aggregate(spread.map(breakdownOf), spread).metrics["All"]!;
   assert.ok(u.low <= t.low && u.high >= t.high);
+});
+
+test("pooled rate: k wins of every seed's games of the column; none for macro averages or scores", () => {
+  const seeds = [games(3, 6), games(4, 6)];
+  const p = pooledRate(seeds, { kind: "group", group: "Pick" })!;
+  assert.deepEqual([p.value, p.n, p.interval], [7 / 20, 20, "wilson"]);
+  assert.equal(pooledRate(seeds, { kind: "all" })!.n, 40);
+  assert.equal(pooledRate(seeds, { kind: "macro" }), null);
+  assert.equal(pooledRate([{ outcomes: [0.5, 1], groups: ["a", "a"] }], { kind: "all" }), null, "WebShop scores are not a rate");
+  assert.equal(pooledRate([{ outcomes: [0.5, 1], groups: ["a", "a"] }], { kind: "perfect" })!.value, 0.5);
 });
 
 test("paired seed-and-game bootstrap of a difference, and the union of intervals", () => {

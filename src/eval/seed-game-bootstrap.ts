@@ -8,7 +8,7 @@
  * the two intervals (`unionEstimate`).
  */
 import { Rng } from "../core/rng.ts";
-import { quantile } from "../math/stats.ts";
+import { quantile, wilsonInterval } from "../math/stats.ts";
 import type { Estimate } from "./breakdown.ts";
 
 /** The per-game outcomes of one evaluation (one seed): success 0/1, or a WebShop score. */
@@ -120,6 +120,29 @@ export function pairedSeedGameBootstrap(a: readonly GameOutcomes[], b: readonly 
   // The differences are already transformed; a `perfect` rule would transform them again.
   const plain: ColumnRule = rule.kind === "perfect" ? { kind: "all" } : rule;
   return seedGameBootstrap(diffs, plain, seed, resamples);
+}
+
+/**
+ * The Wilson interval of a rate column over every seed's games pooled (k wins of n), or null for
+ * a macro average or outcomes that are not 0/1. A percentile bootstrap cannot widen a cell no game
+ * of which was won (0 of 36 stays [0, 0]); the pooled Wilson interval says how high a rate such a
+ * count still allows.
+ */
+export function pooledRate(seeds: readonly GameOutcomes[], rule: ColumnRule): Estimate | null {
+  if (rule.kind === "macro") return null;
+  let k = 0, n = 0;
+  for (const g of seeds) {
+    g.outcomes.forEach((x, i) => {
+      if (rule.kind === "group" && g.groups[i] !== rule.group) return;
+      const v = rule.kind === "perfect" ? (x === 1 ? 1 : 0) : x;
+      if (v !== 0 && v !== 1) n = Number.NaN;
+      k += v;
+      n += 1;
+    });
+  }
+  if (!(n > 0)) return null;
+  const w = wilsonInterval(k, n);
+  return { value: k / n, low: w.low, high: w.high, n, interval: "wilson" };
 }
 
 /**

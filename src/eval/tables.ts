@@ -68,7 +68,7 @@ export function intervalNote(aggs: readonly (Aggregate | undefined)[]): string {
   const seeds = [...new Set(present.map((a) => a.seeds))].sort((a, b) => a - b);
   if (present.length === 0) return "";
   const union = present.some((a) => Object.values(a.metrics).some((e) => e.interval === "t+bootstrap"));
-  if (seeds.every((s) => s > 1) && union) return `Mean over ${seeds.join("/")} seeds, each evaluated with its own evaluation seed; brackets: the union of the 95% Student-t interval over seeds and a 95% bootstrap over seeds and the games within each task type (never narrower than either).`;
+  if (seeds.every((s) => s > 1) && union) return `Mean over ${seeds.join("/")} seeds, each evaluated with its own evaluation seed; brackets: the union of the 95% Student-t interval over seeds, a 95% bootstrap over seeds and the games within each task type, and (per type) the Wilson interval of the pooled games: never narrower than any of them.`;
   if (seeds.every((s) => s > 1)) return `Mean over ${seeds.join("/")} seeds; brackets: 95% Student-t interval over seeds.`;
   if (seeds.every((s) => s === 1)) return "One training seed; brackets: 95% interval over evaluation episodes (Wilson for rates; averages over types or datasets: Jeffreys posteriors per group; mean scores: bootstrap).";
   return "Brackets: 95% interval over seeds (t) where a method has several seeds, over evaluation episodes where it has one.";
