@@ -159,49 +159,67 @@ export function compareArms(a: ArmResults, b: ArmResults, split: string, bootstr
   };
 }
 
+/** The call on one difference: which arm is better, or that the interval does not resolve one. */
+function callAgainst(c: Comparison | undefined, against: string): string {
+  const d = c?.difference;
+  if (d === undefined || !Number.isFinite(d.low)) return `no interval vs ${against}`;
+  if (d.low === 0 && d.high === 0) return `identical outcomes vs ${against}`;
+  return d.low > 0 ? `SEED better than ${against}` : d.high < 0 ? `${against} better than SEED` : `no difference resolved vs ${against}`;
+}
+
+/** `, before training X` from the untrained base's value of a metric, where the experiment has one. */
+function beforeTraining(data: ExperimentData, split: string, metric: string): string {
+  const e = data.arms.find((a) => a.name === BEFORE_TRAINING)?.evals[split]?.metrics[metric];
+  return e === undefined ? "" : `, before training ${formatEstimate(e)}`;
+}
+
+/** The calls against GRPO (from SFT) and no training, where the experiment has those arms. */
+function laterCalls(comparisons: readonly Comparison[], metric: string): string {
+  return [GRPO_FROM_SFT, BEFORE_TRAINING].map((other) => comparisons.find((c) => c.against === other && c.metric === metric))
+    .filter((c): c is Comparison => c !== undefined)
+    .map((c) => `; ${callAgainst(c, c.against === BEFORE_TRAINING ? "no training (Vanilla)" : c.against!)}`).join("");
+}
+
 /**
- * The three verdict lines of a WebShop demo: success and score on the test goals, then the call
- * (decided on success, the headline).
+ * The three verdict lines of a WebShop demo: success and score on the test goals (with the
+ * untrained base's where the experiment has it), then the calls, decided on success (the
+ * headline): against GRPO, GRPO from SEED's Stage-1 checkpoint and no training.
  */
 function webshopVerdict(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
   const line = (c: Comparison | undefined, name: string): string => {
     if (c === undefined) return `WebShop ${name}: not evaluated`;
     const games = data.arms[0]?.runs[0]?.evals[c.split]?.episodes ?? "?";
-    return `${benchmarkTitle(`webshop/${c.split}`)} (${games} goals, ${name} %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}; SEED − GRPO = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
+    return `${benchmarkTitle(`webshop/${c.split}`)} (${games} goals, ${name} %): SEED ${formatEstimate(c.seed)} vs GRPO ${formatEstimate(c.grpo)}${beforeTraining(data, c.split, c.metric)}; SEED − GRPO = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
   };
-  const success = comparisons.find((c) => c.metric === "Success"), score = comparisons.find((c) => c.metric === "Score");
-  const d = success?.difference;
-  const call = d === undefined || !Number.isFinite(d.low) ? "no interval" : d.low === 0 && d.high === 0 ? "identical outcomes (every goal ended the same for both)" : d.low > 0 ? "SEED better" : d.high < 0 ? "GRPO better" : "no difference resolved";
-  return [line(success, "success"), line(score, "score"), `Verdict: ${call} on WebShop success (95% intervals; ${success?.intervalOver ?? ""}).`];
+  const vsGrpo = comparisons.filter((c) => (c.against ?? "GRPO") === "GRPO");
+  const success = vsGrpo.find((c) => c.metric === "Success"), score = vsGrpo.find((c) => c.metric === "Score");
+  return [line(success, "success"), line(score, "score"), `Verdict on WebShop success: ${callAgainst(success, "GRPO")}${laterCalls(comparisons, "Success")} (95% intervals; ${success?.intervalOver ?? ""}).`];
 }
 
 /**
  * The three verdict lines of a Search-QA demo: exact match on the generated test questions against
- * GRPO from the same base, then against GRPO from SEED's own Stage-1 checkpoint (the paper's "w/o
- * self-evolving refresh" row; Stage 1 is extra training GRPO from the base does not get), then the
- * calls.
+ * GRPO from the same base (with the untrained base's), then against GRPO from SEED's own Stage-1
+ * checkpoint (the paper's "w/o self-evolving refresh" row; Stage 1 is extra training GRPO from the
+ * base does not get), then the calls, no training among them.
  */
 function searchVerdict(comparisons: readonly Comparison[], data: ExperimentData): [string, string, string] {
   const questions = data.arms[0]?.runs[0]?.evals[comparisons[0]?.split ?? ""]?.episodes ?? "?";
-  const line = (c: Comparison | undefined, against: string): string => c === undefined
+  const line = (c: Comparison | undefined, against: string, before = false): string => c === undefined
     ? `Search-QA vs ${against}: not evaluated`
-    : `Search-QA, generated ${c.split} (${questions} questions, exact match %): SEED ${formatEstimate(c.seed)} vs ${against} ${formatEstimate(c.grpo)}; SEED − ${against} = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
-  const call = (c: Comparison | undefined, against: string): string => {
-    const d = c?.difference;
-    if (d === undefined || !Number.isFinite(d.low)) return `no interval vs ${against}`;
-    if (d.low === 0 && d.high === 0) return `identical outcomes vs ${against}`;
-    return d.low > 0 ? `SEED better than ${against}` : d.high < 0 ? `${against} better than SEED` : `no difference resolved vs ${against}`;
-  };
-  const base = comparisons.find((c) => c.against === "GRPO"), sft = comparisons.find((c) => c.against === "GRPO (from SFT)");
+    : `Search-QA, generated ${c.split} (${questions} questions, exact match %): SEED ${formatEstimate(c.seed)} vs ${against} ${formatEstimate(c.grpo)}${before ? beforeTraining(data, c.split, c.metric) : ""}; SEED − ${against} = ${signed(c.difference.value)} pts [${signed(c.difference.low)}, ${signed(c.difference.high)}]`;
+  const base = comparisons.find((c) => c.against === "GRPO");
   return [
-    line(base, "GRPO"),
-    line(sft, "GRPO (from SFT)"),
-    `Verdict: ${call(base, "GRPO")}; ${call(sft, "GRPO (from SFT)")} (95% intervals; ${base?.intervalOver ?? ""}; generated questions only: the real QA sets need the wiki-18 corpus, which is not here).`,
+    line(base, "GRPO", true),
+    line(comparisons.find((c) => c.against === GRPO_FROM_SFT), GRPO_FROM_SFT),
+    `Verdict: ${callAgainst(base, "GRPO")}${laterCalls(comparisons, base?.metric ?? "Avg")} (95% intervals; ${base?.intervalOver ?? ""}; generated questions only: the real QA sets need the wiki-18 corpus, which is not here).`,
   ];
 }
 
 /** The arm a demo reads as "before training": the untrained base (Vanilla), if the experiment has it. */
 export const BEFORE_TRAINING = "Vanilla";
+
+/** GRPO from SEED's own Stage-1 checkpoint: the paper's "w/o self-evolving refresh" row. */
+const GRPO_FROM_SFT = "GRPO (from SFT)";
 
 /**
  * The three verdict lines from the comparisons. ALFWorld: one line per split (SEED, GRPO and,
@@ -299,8 +317,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const comparisons: Comparison[] = seedArm && grpoArm ? spec.eval.splits.flatMap((s) => columns.map((col) => compareArms(seedArm, grpoArm, s, 0, col))).filter((c): c is Comparison => c !== null).map((c) => ({ ...c, against: grpoArm.name })) : [];
   // SEED starts from the Stage-1 checkpoint: where the experiment has GRPO from that checkpoint, compare with it too.
   // Against no training too (ALFWorld): the verdict says whether SEED moved at all from its base.
-  const grpoSft = results.arms.find((a) => a.name === "GRPO (from SFT)");
-  const untrained = env === "alfworld" ? results.arms.find((a) => a.name === BEFORE_TRAINING) : undefined;
+  const grpoSft = results.arms.find((a) => a.name === GRPO_FROM_SFT);
+  const untrained = results.arms.find((a) => a.name === BEFORE_TRAINING);
   for (const other of [grpoSft, untrained]) if (seedArm && other) for (const s of spec.eval.splits) {
     const c = compareArms(seedArm, other, s, 0);
     if (c !== null) comparisons.push({ ...c, against: other.name });
