@@ -12,8 +12,10 @@ test("every demo environment has a full and a quick preset; WebShop's train on w
     const spec = readExperimentSpec(demoPreset("webshop", quick));
     assert.ok(spec.overrides.includes("env.name=webshop"));
     assert.deepEqual(spec.eval.splits, ["test"]);
-    assert.deepEqual(spec.arms.map((a) => a.preset), ["seed", "grpo"]);
+    assert.deepEqual(spec.arms.slice(0, 2).map((a) => a.preset), ["seed", "grpo"]);
   }
+  // The full WebShop demo has the before-training rows and GRPO from SEED's Stage-1 checkpoint, as the others do.
+  assert.deepEqual(readExperimentSpec("demo-webshop").arms.map((a) => a.name), ["SEED", "GRPO", "GRPO (from SFT)", "Vanilla", "Vanilla (SFT)"]);
   assert.equal(readExperimentSpec("demo-webshop").eval.count, 128);
   for (const quick of [false, true]) {
     const spec = readExperimentSpec(demoPreset("search", quick));
