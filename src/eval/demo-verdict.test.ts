@@ -8,7 +8,7 @@ import type { EvalRecord, RunData } from "./run-data.ts";
 
 /** One evaluation of 40 tasks on one column: the first `wins` succeed (WebShop: score 1, the rest 0.5). */
 function record(env: "webshop" | "search", wins: number): EvalRecord {
-  const outcomes = Array.from({ length: 40 }, (_, i) => (i < wins ? 1 : env === "webshop" ? 0.5 : 0));
+  const outcomes: number[] = Array.from({ length: 40 }, (_, i) => (i < wins ? 1 : env === "webshop" ? 0.5 : 0));
   const groups = outcomes.map(() => (env === "webshop" ? "all" : "synthetic"));
   const e = (v: number) => ({ value: v, low: v, high: v, n: 40, interval: "wilson" as const });
   const rate = wins / 40, score = outcomes.reduce((a, b) => a + b, 0) / 40;
