@@ -5,10 +5,10 @@
  * evaluation is kept and marked as such. Also the paired difference of two methods over shared
  * seeds (the demo's verdict). Not here: the intervals over episodes (`breakdown.ts`).
  */
-import { Rng, deriveSeed } from "../core/rng.ts";
-import { mean, meanInterval, quantile, std } from "../math/stats.ts";
+import { deriveSeed } from "../core/rng.ts";
+import { mean, meanInterval, std } from "../math/stats.ts";
 import type { Breakdown, Estimate } from "./breakdown.ts";
-import { columnRules, pooledRate, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
+import { columnRules, pairedSeedGameBootstrap, pooledRate, seedGameBootstrap, unionEstimate, type GameOutcomes } from "./seed-game-bootstrap.ts";
 
 /** One method's breakdowns over seeds, merged. */
 export type Aggregate = {
@@ -98,26 +98,7 @@ export function finiteMean(xs: readonly number[]): number {
  */
 export function pairedBootstrapDifference(a: readonly number[], b: readonly number[], groups: readonly string[], seed: number, resamples = 2000): Estimate {
   if (a.length !== b.length || a.length !== groups.length) throw new RangeError(`paired lists differ in length: ${a.length}, ${b.length}, ${groups.length}`);
-  const byGroup = new Map<string, number[]>();
-  a.forEach((x, i) => {
-    const g = groups[i]!;
-    let list = byGroup.get(g);
-    if (list === undefined) byGroup.set(g, (list = []));
-    list.push(x - b[i]!);
-  });
-  const strata = [...byGroup.values()];
-  if (strata.length === 0) return { value: Number.NaN, low: Number.NaN, high: Number.NaN, n: 0, interval: "none" };
-  const stat = (ss: readonly (readonly number[])[]) => ss.reduce((s, d) => s + d.reduce((x, y) => x + y, 0) / d.length, 0) / ss.length;
-  const rng = Rng.from(seed);
-  const stats = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    let total = 0;
-    for (const d of strata) {
-      let s = 0;
-      for (let i = 0; i < d.length; i++) s += d[rng.int(d.length)]!;
-      total += s / d.length;
-    }
-    stats[r] = total / strata.length;
-  }
-  return { value: stat(strata), low: quantile(stats, 0.025), high: quantile(stats, 0.975), n: a.length, interval: "bootstrap" };
+  // One "seed" holding every game: the seed-and-game bootstrap then resamples games only.
+  const d = pairedSeedGameBootstrap([{ outcomes: a, groups }], [{ outcomes: b, groups }], { kind: "macro" }, seed, resamples);
+  return { ...d, n: a.length };
 }

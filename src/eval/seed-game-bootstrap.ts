@@ -8,7 +8,7 @@
  * the two intervals (`unionEstimate`).
  */
 import { Rng } from "../core/rng.ts";
-import { quantile, wilsonInterval } from "../math/stats.ts";
+import { mean, quantile, wilsonInterval } from "../math/stats.ts";
 import type { Estimate } from "./breakdown.ts";
 
 /** The per-game outcomes of one evaluation (one seed): success 0/1, or a WebShop score. */
@@ -77,7 +77,7 @@ function groupMeans(s: Strata, rng: Rng | null): Float64Array {
 
 function meanOf(xs: readonly number[]): number {
   const f = xs.filter((x) => Number.isFinite(x));
-  return f.length === 0 ? Number.NaN : f.reduce((a, b) => a + b, 0) / f.length;
+  return f.length === 0 ? Number.NaN : mean(f);
 }
 
 /**
