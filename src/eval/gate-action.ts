@@ -42,7 +42,7 @@ import { EXPERT_LABEL_RULE, expertValues, improves, type ExpertOutcome, type Exp
 import { GATE_DEFAULTS, probeGates, type GateValueOptions } from "./gate-value.ts";
 
 /** Skill sources of the action-gate analysis (see `probeGates`). */
-export const GATE_SKILLS = ["self", "rule", "hint"] as const;
+export const GATE_SKILLS = ["self", "rule", "hint", "foreign"] as const;
 /** One of {@link GATE_SKILLS}. */
 export type GateSkill = (typeof GATE_SKILLS)[number];
 

@@ -39,3 +39,15 @@ test("gate-value analysis on a real (tiny, untrained) embedded policy: library-s
   assert.equal(r.successRate, 0);
   assert.ok(Number.isNaN(r.gateVsReturn.pearson.value));
 });
+
+test("foreign skills: each episode gets the same member's skill from the next task's group, wrapping; none with one task", async () => {
+  const { foreignSkills } = await import("./gate-value.ts");
+  const traj = (g: number, m: number) => ({ groupIndex: g, memberIndex: m }) as unknown as import("../core/trajectory.ts").Trajectory;
+  const trajectories = [traj(0, 0), traj(0, 1), traj(1, 0), traj(1, 1), traj(2, 0), traj(2, 1)];
+  const own = { skills: ["a0", "a1", "b0", "b1", "c0", "c1"], valid: [1, 1, 1, 0, 1, 1], metrics: {} };
+  const f = foreignSkills(own, trajectories, 3);
+  assert.deepEqual(f.skills, ["b0", "b1", "c0", "c1", "a0", "a1"]);
+  assert.deepEqual(f.valid, [1, 0, 1, 1, 1, 1], "validity travels with the skill");
+  const one = foreignSkills({ skills: ["a0"], valid: [1], metrics: {} }, [traj(0, 0)], 1);
+  assert.deepEqual(one.valid, [0]);
+});

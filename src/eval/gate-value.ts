@@ -123,7 +123,7 @@ export function clusteredCorrelation(points: readonly ActionPoint[], value: (p: 
 export type ScoredAction = { readonly traj: number; readonly turn: number; readonly delta: Float64Array };
 
 /** Where the teacher's skill comes from in a probe: the method's source, or a fixed one. */
-export type ProbeSkill = "method" | "self" | "rule" | "hint";
+export type ProbeSkill = "method" | "self" | "rule" | "hint" | "foreign";
 
 /** What {@link probeGates} returns: the episodes, their skills and every scored action. */
 export type GateProbe = {
@@ -148,7 +148,9 @@ export type GateProbe = {
  * Skills: `method` follows the config (`library` or the analyzer role), `self` is the analyzer
  * role, `rule` the rule-based hindsight analyzer on the same trajectory (Stage 1's labeller),
  * `hint` Stage 0's hint (the rule analyzer on a clean expert's episode of the same task;
- * ALFWorld and WebShop, the two environments with a Stage 0).
+ * ALFWorld and WebShop, the two environments with a Stage 0), `foreign` a control: the rule
+ * skill of the same member's episode of the next task (a valid skill about another game), so a
+ * gate that only reads that *some* skill is present scores there as high as with `rule`.
  */
 export async function probeGates(policy: Policy, config: SeedConfig, options: GateValueOptions & { readonly skill: ProbeSkill }): Promise<GateProbe> {
   const o = options;
@@ -166,6 +168,7 @@ export async function probeGates(policy: Policy, config: SeedConfig, options: Ga
   if (source === "library") skills = librarySkills(env.name, trajectories);
   else if (source === "self") skills = await selfSkills(policy, chat, trajectories, { maxSkillTokens: config.skills.maxSkillTokens, maxContext, attempts: config.skills.analyzerAttempts, seed: deriveSeed(o.seed, "gate-value-analyze") });
   else if (source === "rule") skills = await externalSkills(ruleAnalyzer(), trajectories);
+  else if (source === "foreign") skills = foreignSkills(await externalSkills(ruleAnalyzer(), trajectories), trajectories, tasks.length);
   else {
     if (env.name !== "alfworld" && env.name !== "webshop") throw new UsageError(`the 'hint' skill is Stage 0's hint (alfworld, webshop); env.name is '${env.name}'`);
     const world = { makeEnv: () => suite.makeEnv(), maxSteps: env.maxSteps, ...(env.alfworldGen ? { gen: env.alfworldGen } : {}) };
@@ -197,6 +200,23 @@ export async function probeGates(policy: Policy, config: SeedConfig, options: Ga
     });
   }
   return { tasks, trajectories, skills, actions, truncated, makeEnv: () => suite.makeEnv(), maxSteps: opts.maxSteps ?? env.maxSteps };
+}
+
+/**
+ * Each trajectory gets the skill of the trajectory with the same member index in the next task's
+ * group (wrapping around): valid skills, about another game. With one task there is no other game,
+ * so nothing is valid.
+ */
+export function foreignSkills(own: TeacherSkills, trajectories: readonly Trajectory[], taskCount: number): TeacherSkills {
+  const index = new Map<string, number>();
+  trajectories.forEach((t, i) => index.set(`${t.groupIndex}/${t.memberIndex}`, i));
+  const skills: string[] = [], valid: number[] = [];
+  trajectories.forEach((t) => {
+    const j = taskCount > 1 ? index.get(`${(t.groupIndex + 1) % taskCount}/${t.memberIndex}`) : undefined;
+    skills.push(j === undefined ? "" : own.skills[j]!);
+    valid.push(j === undefined ? 0 : own.valid[j]!);
+  });
+  return { skills, valid, metrics: {} };
 }
 
 /**

@@ -39,7 +39,8 @@ const USAGE = `usage: seed analyze gates --checkpoint <dir> [options]
   --split <name>       held-out split (default: the environment's evaluation split: valid_seen, test)
   --skill <source>     self (the checkpoint's analyzer role), rule (the rule analyzer's hindsight
                        skill of the same trajectory; default), hint (Stage 0's hint: the rule
-                       analyzer on a clean expert's episode of the task; alfworld and webshop)
+                       analyzer on a clean expert's episode of the task; alfworld and webshop),
+                       foreign (a control: the rule skill of an episode of another task)
   --tasks <n>          held-out tasks (default ${GATE_DEFAULTS.tasks})
   --group-size <n>     episodes per task (default: the run's group size)
   --max-steps <n>      step limit per episode (default: the checkpoint's)
