@@ -3,9 +3,8 @@
  * in full: our engine has no LoRA), samplers, checkpoints on disk and futures. HTTP lives in
  * `server.ts`; this file turns decoded protocol requests into policy calls.
  *
- * - Work runs one operation at a time, in arrival order (so gradients accumulate in the order the
- *   client posted its chunks); consecutive `asample` requests on one sampler are gathered into one
- *   batched `policy.sample` call.
+ * - Work runs one operation at a time, in arrival order, through `job-queue.ts` (which also
+ *   batches consecutive `asample` requests and deduplicates by (model_id, seq_id)).
  * - Losses: `cross_entropy` and `importance_sampling`, reduced by `sum` (the Tinker contract) or,
  *   with `reduction: "sequence-mean"`, as SkyRL's JAX back end does (each datum's loss divided by
  *   the sum of its weights, gradients by the datum count at `optim_step`), so a client's handling
@@ -19,23 +18,11 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { EmbeddedBase, EmbeddedPolicy, type FrozenPolicy } from "../embedded.ts";
+import { EmbeddedPolicy, type FrozenPolicy } from "../embedded.ts";
 import type { Policy, SampleRequest, ScoreRequest } from "../policy.ts";
-import { datumInput, type BatchMember, type Datum, type ForwardBackwardOutput, type SampleResult, type TensorData } from "./wire.ts";
-
-/** A protocol-level failure: HTTP status and the message the client will quote. */
-export class ProtocolError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
-
-/** What a finished future holds, and how it may be encoded. */
-export type FutureValue = { kind: "json"; value: unknown } | { kind: "forward"; value: ForwardBackwardOutput } | { kind: "sample"; value: SampleResult };
-
-type FutureState = { status: "pending" | "done" | "failed"; value?: FutureValue; error?: string; waiters: (() => void)[] };
+import { JobQueue, type FutureState, type FutureValue } from "./job-queue.ts";
+import { ProtocolError } from "./protocol-error.ts";
+import { datumInput, type BatchMember, type Datum, type TensorData } from "./wire.ts";
 
 type Model = { id: string; base: string; session: string; policy: EmbeddedPolicy; datums: number };
 
@@ -58,11 +45,6 @@ function newId(prefix: string): string {
 
 const NAME = /^[a-zA-Z0-9_-]{1,255}$/;
 
-type Job = { futureId: string; run: () => Promise<FutureValue>; sample?: { policy: Policy; request: SampleRequest; promptLogprobs: boolean; n: number; group?: BatchMember } };
-
-/** Longest wait for the rest of a tagged group (a client that died mid-burst must not stall the queue). */
-const GROUP_WAIT_MS = 2_000;
-
 /** The engine of our Tinker server. */
 export class TinkerEngine {
   private readonly options: TinkerEngineOptions;
@@ -71,12 +53,8 @@ export class TinkerEngine {
   private readonly samplers = new Map<string, Policy>();
   private readonly samplerCheckpoints = new Map<string, FrozenPolicy>();
   private readonly bases = new Map<string, Promise<EmbeddedPolicy>>();
-  private readonly futures = new Map<string, FutureState>();
-  private readonly seqIndex = new Map<string, { futureId: string; fingerprint: string }>();
   private readonly keyIndex = new Map<string, unknown>();
-  private readonly queue: Job[] = [];
-  private running = false;
-  private futureCounter = 0;
+  private readonly jobs = new JobQueue();
 
   constructor(options: TinkerEngineOptions) {
     this.options = options;
@@ -160,139 +138,9 @@ export class TinkerEngine {
     return p;
   }
 
-  // --- futures ----------------------------------------------------------------------------
-
-  /**
-   * Queues `job`. `dedupe` is (model, seq_id) and `fingerprint` the request's content: a retry
-   * (same both) gets the first future; the same seq_id with other content is a 409, as in SkyRL.
-   */
-  private enqueue(job: Omit<Job, "futureId">, dedupe?: string, fingerprint = ""): string {
-    if (dedupe !== undefined) {
-      const seen = this.seqIndex.get(dedupe);
-      if (seen !== undefined) {
-        if (seen.fingerprint !== fingerprint) throw new ProtocolError(409, "Training request sequence number was reused");
-        return seen.futureId;
-      }
-    }
-    const futureId = String(++this.futureCounter);
-    this.futures.set(futureId, { status: "pending", waiters: [] });
-    if (dedupe !== undefined) this.seqIndex.set(dedupe, { futureId, fingerprint });
-    this.queue.push({ ...job, futureId });
-    void this.pump();
-    return futureId;
-  }
-
-  private settle(id: string, value: FutureValue | null, error?: string): void {
-    const f = this.futures.get(id)!;
-    if (value !== null) {
-      f.status = "done";
-      f.value = value;
-    } else {
-      f.status = "failed";
-      f.error = error ?? "failed";
-    }
-    for (const w of f.waiters.splice(0)) w();
-  }
-
-  private async pump(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      while (this.queue.length > 0) {
-        await new Promise((r) => setImmediate(r));
-        const head = this.queue[0]!.sample;
-        if (head?.group !== undefined) {
-          // A tagged group (BATCH_HEADER): wait for all of it, so it runs as one batch.
-          const g = head.group, until = Date.now() + GROUP_WAIT_MS;
-          while (this.queue.filter((j) => j.sample?.group?.id === g.id).length < g.size && Date.now() < until) await new Promise((r) => setTimeout(r, 1));
-        } else if (head !== undefined) {
-          // An untagged client sends a turn's sequences as concurrent requests: wait (up to 20
-          // ms) until the burst has arrived, so it runs as one batched call.
-          for (let i = 0, n = -1; i < 20 && n !== this.queue.length; i++) {
-            n = this.queue.length;
-            await new Promise((r) => setTimeout(r, 1));
-          }
-        }
-        const job = this.queue.shift()!;
-        if (job.sample !== undefined) {
-          const batch = [job];
-          while (this.queue[0]?.sample !== undefined && this.queue[0].sample.policy === job.sample.policy) batch.push(this.queue.shift()!);
-          // A group in its members' order (arrival order is a race): the batch the client would run in process.
-          const first = new Map<string, number>();
-          batch.forEach((j, i) => first.set(j.sample!.group?.id ?? j.futureId, first.get(j.sample!.group?.id ?? j.futureId) ?? i));
-          const key = (j: Job) => [first.get(j.sample!.group?.id ?? j.futureId)!, j.sample!.group?.index ?? 0] as const;
-          batch.sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
-          await this.runSamples(batch);
-          continue;
-        }
-        try {
-          this.settle(job.futureId, await job.run());
-        } catch (e) {
-          this.settle(job.futureId, null, e instanceof Error ? e.message : String(e));
-        }
-      }
-    } finally {
-      this.running = false;
-    }
-  }
-
-  private async runSamples(batch: Job[]): Promise<void> {
-    const policy = batch[0]!.sample!.policy;
-    // Prompt log-probs with one throw-away token (how clients score on a sampler: the SDK's
-    // compute_logprobs, our TinkerSnapshot) take one forward pass instead of a prefill plus a score.
-    if (policy instanceof EmbeddedBase) {
-      const onePass = batch.filter((j) => oneTokenScoring(j.sample!, policy.maxContext));
-      if (onePass.length > 0) {
-        await this.runScoreAndSampleOne(policy, onePass);
-        batch = batch.filter((j) => !onePass.includes(j));
-        if (batch.length === 0) return;
-      }
-    }
-    const requests = batch.flatMap((j) => Array.from({ length: j.sample!.n }, (_, i) => ({ ...j.sample!.request, seed: (j.sample!.request.seed + i) >>> 0 })));
-    try {
-      const samples = await policy.sample(requests);
-      const prompts = batch.filter((j) => j.sample!.promptLogprobs);
-      const scored = prompts.length === 0 ? [] : await policy.score(prompts.map((j) => ({ tokens: j.sample!.request.prompt, start: 1 })));
-      let at = 0, p = 0;
-      for (const j of batch) {
-        const mine = samples.slice(at, at + j.sample!.n);
-        at += j.sample!.n;
-        const result: SampleResult = {
-          sequences: mine.map((s) => ({ stop_reason: s.finishReason === "stop" ? "stop" : "length", tokens: s.tokens, logprobs: s.logprobs })),
-          prompt_logprobs: j.sample!.promptLogprobs ? [null, ...Array.from(scored[p++]!)] : null,
-        };
-        this.settle(j.futureId, { kind: "sample", value: result });
-      }
-    } catch (e) {
-      for (const j of batch) this.settle(j.futureId, null, e instanceof Error ? e.message : String(e));
-    }
-  }
-
-  private async runScoreAndSampleOne(policy: EmbeddedBase, batch: Job[]): Promise<void> {
-    try {
-      const { promptLogprobs, samples } = await policy.scoreAndSampleOne(batch.map((j) => ({ ...j.sample!.request, seed: j.sample!.request.seed >>> 0 })));
-      batch.forEach((j, i) => {
-        const s = samples[i]!;
-        this.settle(j.futureId, { kind: "sample", value: { sequences: [{ stop_reason: s.finishReason === "stop" ? "stop" : "length", tokens: s.tokens, logprobs: s.logprobs }], prompt_logprobs: [null, ...Array.from(promptLogprobs[i]!)] } });
-      });
-    } catch (e) {
-      for (const j of batch) this.settle(j.futureId, null, e instanceof Error ? e.message : String(e));
-    }
-  }
-
   /** Waits up to `ms` for future `id`: its state, or null on timeout. */
-  async waitFuture(id: string, ms: number): Promise<FutureState | null> {
-    const f = this.futures.get(id);
-    if (f === undefined) throw new ProtocolError(404, "Future not found");
-    if (f.status !== "pending") return f;
-    await new Promise<void>((done) => {
-      const t = setTimeout(done, ms);
-      f.waiters.push(() => {
-        clearTimeout(t);
-        done();
-      });
-    });
-    return f.status === "pending" ? null : f;
+  waitFuture(id: string, ms: number): Promise<FutureState | null> {
+    return this.jobs.waitFuture(id, ms);
   }
 
   // --- models -----------------------------------------------------------------------------
@@ -303,7 +151,7 @@ export class TinkerEngine {
     if (rank !== 0) throw new ProtocolError(400, `this server trains all weights (full fine-tuning); create the model with lora_config.rank 0, not ${rank}`);
     const dir = this.baseDir(baseModel);
     const modelId = newId("model");
-    const requestId = this.enqueue({
+    const requestId = this.jobs.enqueue({
       run: async () => {
         const policy = await EmbeddedPolicy.load(dir);
         this.models.set(modelId, { id: modelId, base: baseModel, session: sessionId, policy, datums: 0 });
@@ -318,7 +166,7 @@ export class TinkerEngine {
     this.model(modelId);
     if (lossFn !== "cross_entropy" && lossFn !== "importance_sampling") throw new ProtocolError(400, `loss_fn '${lossFn}' is not supported here (cross_entropy, importance_sampling)`);
     if (data.length === 0) throw new ProtocolError(400, "data is empty");
-    return this.enqueue({ run: () => this.runModelPass(modelId, data, lossFn, forwardOnly) }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify([lossFn, forwardOnly, data]));
+    return this.jobs.enqueue({ run: () => this.runModelPass(modelId, data, lossFn, forwardOnly) }, seqId === null ? undefined : `${modelId}:${seqId}`, JSON.stringify([lossFn, forwardOnly, data]));
   }
 
   private async runModelPass(modelId: string, data: readonly Datum[], lossFn: string, forwardOnly: boolean): Promise<FutureValue> {
@@ -389,7 +237,7 @@ export class TinkerEngine {
     };
     // The protocol's defaults (SDK AdamParams) where a field is absent.
     const settings = { lr: num("learning_rate", 1e-4), beta1: num("beta1", 0.9), beta2: num("beta2", 0.95), eps: num("eps", 1e-12), weightDecay: num("weight_decay", 0), maxGradNorm: num("grad_clip_norm", 0) };
-    return this.enqueue({
+    return this.jobs.enqueue({
       run: async () => {
         const m = this.model(modelId);
         if (this.options.reduction === "sequence-mean" && m.datums > 1) {
@@ -405,7 +253,7 @@ export class TinkerEngine {
   saveWeightsForSampler(modelId: string, path: string | null, seqId: number | null): string {
     this.model(modelId);
     if (path !== null && !NAME.test(path)) throw new ProtocolError(400, "path must match ^[a-zA-Z0-9_-]+$");
-    return this.enqueue({
+    return this.jobs.enqueue({
       run: async () => {
         const m = this.model(modelId);
         const frozen = await m.policy.snapshot();
@@ -428,7 +276,7 @@ export class TinkerEngine {
   saveWeights(modelId: string, path: string): string {
     this.model(modelId);
     if (!NAME.test(path)) throw new ProtocolError(400, "path must match ^[a-zA-Z0-9_-]+$");
-    return this.enqueue({
+    return this.jobs.enqueue({
       run: async () => {
         await this.model(modelId).policy.save(join(this.options.stateDir, modelId, "weights", path));
         return { kind: "json", value: { path: `tinker://${modelId}/weights/${path}` } };
@@ -442,7 +290,7 @@ export class TinkerEngine {
     if (m === null) throw new ProtocolError(400, "path must be tinker://<model_id>/weights/<checkpoint_id>");
     const dir = join(this.options.stateDir, m[1]!, "weights", m[2]!);
     if (!existsSync(join(dir, "config.json"))) throw new ProtocolError(404, `checkpoint not found: ${path}`);
-    return this.enqueue({
+    return this.jobs.enqueue({
       run: async () => {
         const model = this.model(modelId);
         model.policy = await EmbeddedPolicy.load(dir);
@@ -468,7 +316,7 @@ export class TinkerEngine {
     if (bad !== undefined) throw new ProtocolError(400, `token id ${bad} is outside the vocabulary (${vocab} tokens)`);
     if (request.prompt.length === 0) throw new ProtocolError(400, "the prompt is empty");
     if (!Number.isInteger(n) || n < 1 || n > 64) throw new ProtocolError(400, "num_samples must be an integer in [1, 64]");
-    return this.enqueue({ run: async () => ({ kind: "json", value: null }), sample: { policy, request, promptLogprobs, n, ...(group === undefined ? {} : { group }) } });
+    return this.jobs.enqueue({ run: async () => ({ kind: "json", value: null }), sample: { policy, request, promptLogprobs, n, ...(group === undefined ? {} : { group }) } });
   }
 
   private async samplerCheckpoint(path: string): Promise<Policy> {
@@ -517,10 +365,6 @@ function evictOldest<K, V>(map: Map<K, V>, max: number): void {
 }
 
 /** A prompt-log-prob request that samples a single token: what `scoreAndSampleOne` serves in one pass. */
-function oneTokenScoring(s: NonNullable<Job["sample"]>, maxContext: number): boolean {
-  const r = s.request;
-  return s.promptLogprobs && s.n === 1 && r.maxTokens === 1 && r.constraint === undefined && (r.stopStrings?.length ?? 0) === 0 && r.prompt.length < maxContext;
-}
 
 function tensor(d: Datum, name: string, i: number): number[] | undefined {
   const t: TensorData | undefined = d.loss_fn_inputs[name];

@@ -18,7 +18,8 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { HttpError, checkApiKey, createLimitedServer, readBody, resolveHttpLimits, type HttpLimits } from "../../core/http.ts";
 import { decodeForwardBackward, encodeForwardBackwardOutput, encodeSampleResponse } from "./proto.ts";
-import { ProtocolError, type TinkerEngine } from "./server-engine.ts";
+import { ProtocolError } from "./protocol-error.ts";
+import type { TinkerEngine } from "./server-engine.ts";
 import { packDir } from "./tar.ts";
 import { BATCH_HEADER, PROTO_CONTENT_TYPE, type BatchMember, type Datum } from "./wire.ts";
 import type { SampleRequest } from "../policy.ts";
