@@ -2,8 +2,9 @@
  * The `Engine`: one facade over either kernel implementation (native oneDNN addon or the
  * TypeScript reference), which validates every call once (array types, lengths, index ranges,
  * optionally finiteness; the checks are `checks.ts`) and throws a `ShapeError` naming the kernel
- * and the argument, so bad input never reaches native code. Also the engine selection: native when the addon loads, else
- * the reference with one loud warning and the reason recorded (`seed doctor` prints it).
+ * and the argument, so bad input never reaches native code. Also the engine selection: native
+ * when the addon loads, else the reference with one loud warning and the reason recorded
+ * (`seed doctor` prints it).
  * It deliberately holds no model logic.
  */
 import type { AdamWHyper, AllowedSets, DecodeSeqTable, DecoderDims, DecoderWeights, Kernels, MatmulDtype, SeqTable } from "./kernels.ts";
