@@ -20,11 +20,9 @@
  * reproducible batches; `sampled_tokens_per_update` (tokens the rollout sampled) says how much
  * work they held.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { numberOption, parseOptions, printJson } from "../src/cli/args.ts";
 import { resolveConfig } from "../src/config/presets.ts";
 import { UsageError } from "../src/core/errors.ts";
@@ -32,7 +30,7 @@ import { cpuInfo } from "../src/engine/cpu.ts";
 import { getEngine } from "../src/engine/engine.ts";
 import { loadCheckpoint } from "../src/model/checkpoint.ts";
 import { Transformer } from "../src/model/transformer.ts";
-import { baseDirs, defaultCacheDir, ensureBase } from "../src/train/pretrain/base.ts";
+import { ensureBase } from "../src/train/pretrain/base.ts";
 import { train } from "../src/train/trainer.ts";
 import { StageTimer } from "../src/train/timer.ts";
 import { demoOverrides } from "./demo-schedule.ts";
@@ -132,26 +130,12 @@ async function measureMethod(preset: string, updates: number, warmup: number, ca
 export async function run(argv: readonly string[]): Promise<number> {
   const { values } = parseOptions(argv, {
     json: { type: "boolean" }, updates: { type: "string" }, warmup: { type: "string" }, "cache-dir": { type: "string" },
-    "prepare-base": { type: "boolean" }, "no-peer": { type: "boolean" }, "no-grpo": { type: "boolean" }, dtype: { type: "string" }, prompt: { type: "string" }, new: { type: "string" }, batch: { type: "string" },
+    "no-peer": { type: "boolean" }, "no-grpo": { type: "boolean" }, dtype: { type: "string" }, prompt: { type: "string" }, new: { type: "string" }, batch: { type: "string" },
   }, false);
   const warmup = numberOption(values.warmup, "warmup", 1);
   const updates = numberOption(values.updates, "updates", warmup + 3);
   const batch = numberOption(values.batch, "batch", 32), promptLen = numberOption(values.prompt, "prompt", 512), newTokens = numberOption(values.new, "new", 128);
   const log = (s: string) => { if (!values.json) console.log(s); };
-  const cacheDir = values["cache-dir"];
-  const baseConfig = resolveConfig({ preset: "seed", overrides: demoOverrides() });
-  if (values["prepare-base"]) {
-    await ensureBase(baseConfig, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
-    return 0;
-  }
-  // A process that has just built the base (Stage 0 + Stage 1) carries its heap into every update
-  // measured after it: at main d3d3f98 that made a SEED update 4.0 s instead of 3.0 s. So a
-  // missing base is built by a child process, and the updates run in a clean one.
-  if (!existsSync(join(baseDirs(baseConfig, cacheDir ?? defaultCacheDir()).stage1, "model", "config.json"))) {
-    log("building the cached demo base (Stage 0 + Stage 1) in a child process; once per cache");
-    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL("../bin/seed.js", import.meta.url)), "bench", "update", "--prepare-base", ...(cacheDir !== undefined ? ["--cache-dir", cacheDir] : [])], { stdio: ["ignore", "ignore", "inherit"] });
-    if (child.status !== 0) throw new Error(`building the demo base failed (exit ${child.status ?? child.signal})`);
-  }
   const engine = getEngine(), cpu = cpuInfo();
   const notes: string[] = [];
   const out: Record<string, unknown> = {
@@ -166,6 +150,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   out["gemm_bf16_gflops"] = engine.info.bf16Fast ? Number(gemmGflops(1024, 5, "bf16").toFixed(1)) : null;
   log(`f32 GEMM 1024^3: ${gflops.toFixed(1)} GFLOP/s${out["gemm_bf16_gflops"] !== null ? `; bf16 ${out["gemm_bf16_gflops"]} GFLOP/s` : ""}`);
 
+  const cacheDir = values["cache-dir"];
   const dtype = values.dtype ?? "f32";
   if (dtype !== "f32" && dtype !== "bf16") throw new UsageError(`--dtype must be f32 or bf16, got '${dtype}'`);
   out["dtype"] = dtype;
@@ -174,7 +159,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   // matmuls in bf16 where the CPU has fast bf16; decoding stays f32).
   let init: string | null = null;
   if (dtype === "bf16") {
-    const base = await ensureBase(baseConfig, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+    const base = await ensureBase(resolveConfig({ preset: "seed", overrides: demoOverrides() }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
     init = mkdtempSync(join(tmpdir(), "seed-bench-bf16-"));
     cpSync(base, init, { recursive: true });
     const cfgPath = join(init, "config.json");
@@ -201,7 +186,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   });
 
   // Decoding: the base model itself (the demo config's architecture and weights).
-  const base = await ensureBase(baseConfig, { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+  const base = await ensureBase(resolveConfig({ preset: "seed", overrides: demoOverrides() }), { quiet: true, ...(cacheDir !== undefined ? { cacheDir } : {}) });
   const ckpt = loadCheckpoint(base);
   const model = new Transformer(ckpt.config, ckpt.params);
   out["decode_tok_s"] = Math.round(decodeTokS(model, batch, promptLen, newTokens, 3));
