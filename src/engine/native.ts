@@ -1,8 +1,8 @@
 /**
  * Loader and adapter of the native addon (`native/`, built by `npm run build:native`): finds the
- * compiled module, sets the OpenMP wait policy before it loads (passive: idle threads sleep
- * instead of spinning, which on a 2-core machine shared with Node would steal the main thread's
- * core), and exposes its functions as `Kernels`. Never throws on a missing or broken addon: the
+ * compiled module, sets the OpenMP wait policy before it loads (a bounded spin, then sleep: an
+ * endless spin would hold the second core while Node works alone), and exposes its functions
+ * as `Kernels`. Never throws on a missing or broken addon: the
  * failure comes back as a value with a reason a user can act on.
  */
 import { createRequire } from "node:module";
@@ -123,8 +123,13 @@ function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, Se
     return err(new SeedError(`the native addon was compiled (-march=native) on a CPU with features this one lacks (${missing.join(", ")}); ` +
       "it must be built on the machine that runs it: run 'npm run build:native'"));
   }
-  // Read by libgomp when the addon pulls it in: idle OpenMP threads sleep instead of spinning.
-  process.env["OMP_WAIT_POLICY"] ??= "passive";
+  // Read by libgomp when the addon pulls it in. An idle OpenMP worker spins GOMP_SPINCOUNT times
+  // (about a millisecond), then sleeps: a decode step calls the kernels every few hundred
+  // microseconds, and waking a sleeping worker for every parallel region (the earlier
+  // OMP_WAIT_POLICY=passive) cost batch-32 decoding a third of its speed (5.1k vs 7.5k tok/s,
+  // docs/PERFORMANCE.md), while a bounded spin still frees the core between updates. A user's
+  // OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
+  if (process.env["OMP_WAIT_POLICY"] === undefined) process.env["GOMP_SPINCOUNT"] ??= "100000";
   let addon: Addon;
   try {
     addon = createRequire(import.meta.url)(path) as Addon;
