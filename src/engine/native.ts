@@ -1,9 +1,9 @@
 /**
  * Loader and adapter of the native addon (`native/`, built by `npm run build:native`): finds the
  * compiled module, sets the OpenMP wait policy before it loads (a bounded spin, then sleep: an
- * endless spin would hold the second core while Node works alone), and exposes its functions
- * as `Kernels`. Never throws on a missing or broken addon: the
- * failure comes back as a value with a reason a user can act on.
+ * endless spin would hold the second core while Node works alone), and exposes its functions as
+ * `Kernels`. Never throws on a missing or broken addon: the failure comes back as a value with a
+ * reason a user can act on.
  */
 import { createRequire } from "node:module";
 import { existsSync, readFileSync } from "node:fs";
@@ -123,8 +123,8 @@ function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, Se
     return err(new SeedError(`the native addon was compiled (-march=native) on a CPU with features this one lacks (${missing.join(", ")}); ` +
       "it must be built on the machine that runs it: run 'npm run build:native'"));
   }
-  // Read by libgomp when the addon pulls it in. An idle OpenMP worker spins GOMP_SPINCOUNT times
-  // (about a millisecond), then sleeps: a decode step calls the kernels every few hundred
+  // Read by libgomp when the addon pulls it in. An idle OpenMP worker spins GOMP_SPINCOUNT times,
+  // then sleeps: a decode step calls the kernels every few hundred
   // microseconds, and waking a sleeping worker for every parallel region (the earlier
   // OMP_WAIT_POLICY=passive) cost batch-32 decoding a third of its speed (5.1k vs 7.5k tok/s,
   // docs/PERFORMANCE.md), while a bounded spin still frees the core between updates. A user's
