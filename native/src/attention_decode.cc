@@ -27,7 +27,11 @@ namespace seed {
 namespace {
 
 constexpr int kQ = 4;  // (position, head) queries per block, sharing each load of K and V
-constexpr int64_t kParallelMacs = int64_t(1) << 20;
+// Above this many multiply-adds the (sequence, kv head) tasks go to every thread. Low, because the
+// OpenMP worker spins briefly between calls (src/engine/native.ts) instead of sleeping: a batch-32
+// decode step of the bench model (~650k) went from 7.8-8.8k to 9.4-10.4k tok/s against 2^20.
+// Each task is one thread's work whatever the count, so results do not depend on it.
+constexpr int64_t kParallelMacs = int64_t(1) << 16;
 thread_local std::vector<float> t_p;
 
 // S[b][0:L] = scale * q_b · K[:, 0:L] for nb queries (K channel-major: K[c * cap + j]). Keys go in
