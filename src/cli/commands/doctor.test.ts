@@ -31,3 +31,22 @@ test("seed doctor reports a forced reference engine and why", () => {
   assert.equal(o["engine"], "reference");
   assert.match(String(o["fallback_reason"]), /SEED_ENGINE/);
 });
+
+test("seed doctor names the OpenMP wait policy: the bounded spin by default, the user's setting when given", () => {
+  const run = (env: Record<string, string>) => {
+    const clean = { ...process.env };
+    delete clean["OMP_WAIT_POLICY"];
+    delete clean["GOMP_SPINCOUNT"];
+    const r = spawnSync(process.execPath, ["bin/seed.js", "doctor", "--json"], { cwd: root, encoding: "utf8", env: { ...clean, ...env } });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+  const d = run({});
+  if (d["engine"] !== "native") {
+    assert.equal(d["openmp_wait"], null);
+    return;
+  }
+  assert.equal(d["openmp_wait"], "spin GOMP_SPINCOUNT=100000, then sleep");
+  assert.equal(run({ OMP_WAIT_POLICY: "passive" })["openmp_wait"], "OMP_WAIT_POLICY=passive");
+  assert.equal(run({ GOMP_SPINCOUNT: "5000" })["openmp_wait"], "spin GOMP_SPINCOUNT=5000, then sleep");
+});

@@ -34,6 +34,10 @@ export function doctorReport(): Record<string, string | number | boolean | null>
     // embedded/demo models are f32 (bf16 measured no faster for their whole update: docs/PERFORMANCE.md).
     compute_dtype: `f32 checkpoints (embedded/demo): f32; bf16 checkpoints: ${engine.info.bf16Fast ? "bf16" : "f32 (no fast bf16 kernel)"}; decoding: f32`,
     decode: engine.hasDecoder ? "fused (one native call per step)" : "per-kernel",
+    // What libgomp read when the addon loaded: engine/native.ts sets the bounded spin unless the user chose.
+    openmp_wait: engine.kind !== "native" ? null
+      : process.env["OMP_WAIT_POLICY"] !== undefined ? `OMP_WAIT_POLICY=${process.env["OMP_WAIT_POLICY"]}`
+      : `spin GOMP_SPINCOUNT=${process.env["GOMP_SPINCOUNT"] ?? "(libgomp default)"}, then sleep`,
   };
 }
 
