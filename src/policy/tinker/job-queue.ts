@@ -165,6 +165,8 @@ export class JobQueue {
   }
 }
 
+// A request that only wants the prompt scored (one sampled token, prompt log-probs, nothing that
+// needs the decode loop): one forward pass answers it.
 function oneTokenScoring(s: NonNullable<Job["sample"]>, maxContext: number): boolean {
   const r = s.request;
   return s.promptLogprobs && s.n === 1 && r.maxTokens === 1 && r.constraint === undefined && (r.stopStrings?.length ?? 0) === 0 && r.prompt.length < maxContext;
