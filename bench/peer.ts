@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { cpuInfo } from "../src/engine/cpu.ts";
+import { loaderEnv } from "../src/engine/native.ts";
 
 /** Pythons tried in order: the repository's .venv, then the system's. */
 export function peerCandidates(): string[] {
@@ -30,7 +31,10 @@ export function runPeer(python: string, opts: object, timeoutS: number, notes: s
   // Debian's OpenBLAS mis-detects some CPUs (on an AVX-512 one it fell back to an SSE3 kernel); SkylakeX kernels need AVX-512 and die
   // with SIGILL without it, so pick the core type from the flags.
   const coretype = cpu.avx512 ? "SkylakeX" : cpu.avx2 ? "Haswell" : undefined;
-  const env = { ...process.env, ...(coretype ? { OPENBLAS_CORETYPE: coretype } : {}) };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(coretype ? { OPENBLAS_CORETYPE: coretype } : {}) };
+  // Our loader's OpenMP setting is ours: the peer's libgomp keeps its own default (until
+  // 2026-12-06 it inherited OMP_WAIT_POLICY=passive from us, which slowed its decoding).
+  for (const k of loaderEnv()) delete env[k];
   const script = fileURLToPath(new URL("./peers/torch_peer.py", import.meta.url));
   const r = spawnSync(python, [script, JSON.stringify(opts)], { env, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 1 << 20 });
   if (r.error || r.status !== 0) {

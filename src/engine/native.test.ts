@@ -139,3 +139,22 @@ test("native AdamW and sum of squares equal the reference", { skip }, () => {
   const s1 = nat!.sumSquares(g), s2 = ref.sumSquares(g);
   assert.ok(Math.abs(s1 - s2) / s2 < 1e-12);
 });
+
+test("the loader sets GOMP_SPINCOUNT only when the user set neither OpenMP variable, and says so (loaderEnv) for peers to drop", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const code = `const n = await import(${JSON.stringify(new URL("./native.ts", import.meta.url).href)}); const r = n.loadNative(); ` +
+    `console.log(JSON.stringify({ ok: r.ok, set: n.loaderEnv(), spin: process.env.GOMP_SPINCOUNT ?? null }));`;
+  const run = (extra: Record<string, string>) => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env["OMP_WAIT_POLICY"];
+    delete env["GOMP_SPINCOUNT"];
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", env: { ...env, ...extra } });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout.trim().split("\n").pop()!) as { ok: boolean; set: string[]; spin: string | null };
+  };
+  const plain = run({});
+  if (!plain.ok) return; // no addon on this machine: nothing is loaded, nothing is set
+  assert.deepEqual(plain, { ok: true, set: ["GOMP_SPINCOUNT"], spin: "100000" });
+  assert.deepEqual(run({ GOMP_SPINCOUNT: "7" }), { ok: true, set: [], spin: "7" });
+  assert.deepEqual(run({ OMP_WAIT_POLICY: "passive" }), { ok: true, set: [], spin: null });
+});

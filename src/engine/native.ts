@@ -74,6 +74,16 @@ export function nativeAddonPath(): string {
 
 let loaded: Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, SeedError> | undefined;
 
+const setByLoader: string[] = [];
+
+/**
+ * The environment variables this loader set for libgomp (none the user had set). A benchmark peer
+ * (PyTorch, which also reads them) must not inherit them: it runs with its own defaults.
+ */
+export function loaderEnv(): readonly string[] {
+  return setByLoader;
+}
+
 /**
  * The native kernels, or why they cannot be used. Loaded once per process. `threads` caps the
  * OpenMP threads of large GEMMs and large elementwise kernels (small ones always use one).
@@ -129,7 +139,10 @@ function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, Se
   // OMP_WAIT_POLICY=passive) cost batch-32 decoding a third of its speed (5.1k vs 7.5k tok/s,
   // docs/PERFORMANCE.md), while a bounded spin still frees the core between updates. A user's
   // OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
-  if (process.env["OMP_WAIT_POLICY"] === undefined) process.env["GOMP_SPINCOUNT"] ??= "100000";
+  if (process.env["OMP_WAIT_POLICY"] === undefined && process.env["GOMP_SPINCOUNT"] === undefined) {
+    process.env["GOMP_SPINCOUNT"] = "100000";
+    setByLoader.push("GOMP_SPINCOUNT");
+  }
   let addon: Addon;
   try {
     addon = createRequire(import.meta.url)(path) as Addon;
