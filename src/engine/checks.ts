@@ -13,7 +13,7 @@ export function fail(op: string, msg: string): never {
 }
 
 /** Largest dimension the kernels accept (the native addon checks the same bound again). */
-export const MAX_DIM = 2 ** 31 - 1;
+const MAX_DIM = 2 ** 31 - 1;
 
 /** Every named dimension is an integer in [1, MAX_DIM]. */
 export function dims(op: string, d: Record<string, number>): void {
@@ -47,7 +47,7 @@ export function checkDtype(op: string, d: unknown): void {
  * dk/dv rows. A forward may share key rows (a common cached prefix).
  */
 export function seqTable(op: string, seqs: SeqTable, q: Float32Array, k: Float32Array, v: Float32Array, nHeads: number, nKvHeads: number,
-             headDim: number, disjointKv: boolean): void {
+                         headDim: number, disjointKv: boolean): void {
   dims(op, { nHeads, nKvHeads, headDim });
   if (nHeads % nKvHeads !== 0) fail(op, `nKvHeads (${nKvHeads}) must divide nHeads (${nHeads})`);
   if (!(seqs instanceof Int32Array) || seqs.length % 4 !== 0 || seqs.length === 0) fail(op, "seqs must be a non-empty Int32Array of [qStart, nq, kvStart, past] quadruples");
@@ -136,7 +136,7 @@ export function causalPairs(seqs: SeqTable | DecodeSeqTable): number {
 }
 
 /** A value's type for an error message. */
-export function describe(x: unknown): string {
+function describe(x: unknown): string {
   if (x === null) return "null";
   if (typeof x === "object") return (x as object).constructor?.name ?? "object";
   return typeof x;

@@ -134,11 +134,10 @@ function load(): Result<{ kernels: Kernels; info: NativeInfo; addon: Addon }, Se
       "it must be built on the machine that runs it: run 'npm run build:native'"));
   }
   // Read by libgomp when the addon pulls it in. An idle OpenMP worker spins GOMP_SPINCOUNT times,
-  // then sleeps: a decode step calls the kernels every few hundred
-  // microseconds, and waking a sleeping worker for every parallel region (the earlier
-  // OMP_WAIT_POLICY=passive) cost batch-32 decoding a third of its speed (5.1k vs 7.5k tok/s,
-  // docs/PERFORMANCE.md), while a bounded spin still frees the core between updates. A user's
-  // OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
+  // then sleeps: a decode step calls the kernels every few hundred microseconds, and waking a
+  // sleeping worker for every parallel region (the earlier OMP_WAIT_POLICY=passive) cost batch-32
+  // decoding a third of its speed (5.1k vs 7.5k tok/s, docs/PERFORMANCE.md), while a bounded spin
+  // still frees the core between updates. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
   if (process.env["OMP_WAIT_POLICY"] === undefined && process.env["GOMP_SPINCOUNT"] === undefined) {
     process.env["GOMP_SPINCOUNT"] = "100000";
     setByLoader.push("GOMP_SPINCOUNT");
